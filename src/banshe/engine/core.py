@@ -1,0 +1,625 @@
+"""The step function and the mechanisms every ruleset shares.
+
+`step(state, command)` returns a new state and the events it caused; `apply_in_place` does
+the same on the given state (the simulator's fast path). A refused command raises
+IllegalCommand and changes nothing. Win/loss is checked after every change; a declared win
+raises GameEnded internally, which stops all further settlement.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .commands import (
+    ABSTAIN,
+    ACCELERATE,
+    CARD_BLUE,
+    CARD_RED,
+    CARD_YELLOW,
+    CHANGE_VOTE,
+    CLOSE_PHASE,
+    CLOSE_STAGE,
+    DEDUCT,
+    DELAY,
+    DIRECTOR,
+    DIRECTOR_SKILLS,
+    JUDGE_LOSS,
+    PROMPT_TIMEOUT,
+    VOTE,
+    Command,
+    IllegalCommand,
+)
+from .events import (
+    ACCEPTED,
+    ANNOUNCE,
+    CAMP,
+    CHANCE,
+    FEEDBACK,
+    LOST,
+    NOTICE,
+    OUT,
+    SHERIFF,
+    WIN,
+    Audience,
+    Event,
+)
+from .model import DAY, NIGHT, START, Character, GameState, Out, Phase, Prompt
+from .registry import get_ruleset
+from .ruleset import AMOUNT, FREE_TEXT, MANY_TARGETS, NO_TARGET, ONE_TARGET, SUCCESSOR, TEAR_BADGE, YES_NO, Ruleset
+
+
+class GameEnded(Exception):
+    """Raised inside settlement when a camp wins; caught by the step function."""
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    state: GameState
+    events: list[Event]
+
+
+# -- events ----------------------------------------------------------------------------------
+def emit(state: GameState, kind: str, audience: Audience, text: str = "", **data: Any) -> Event:
+    event = Event(kind, state.phase.label, audience, data, text)
+    state.log.append(event)
+    return event
+
+
+def announce(state: GameState, text: str) -> None:
+    emit(state, ANNOUNCE, Audience.public(), text)
+
+
+def feedback(state: GameState, player: str, skill: str, target: str | None, result: Any, text: str = "") -> None:
+    """A skill's private result (the transcript's `private` items)."""
+    emit(state, FEEDBACK, Audience.player(player), text, skill=skill, target=target, result=result)
+
+
+def notice(state: GameState, player: str, text: str, **data: Any) -> None:
+    emit(state, NOTICE, Audience.player(player), text, **data)
+
+
+def group_notice(state: GameState, group: str, text: str, **data: Any) -> None:
+    emit(state, NOTICE, Audience.of_group(group, state.groups.get(group, ())), text, **data)
+
+
+def director_note(state: GameState, text: str, **data: Any) -> None:
+    emit(state, NOTICE, Audience.director(), text, **data)
+
+
+# -- randomness (recorded, so a replay never re-rolls) ----------------------------------------
+def draw(state: GameState, purpose: str, candidates: Sequence[str]) -> str | None:
+    """Choose one of `candidates` with the game's seeded RNG; a single candidate is taken as is."""
+    if not candidates:
+        return None
+    # the RNG advances the same way in a replay, so a replayed game can go on identically
+    choice = candidates[0] if len(candidates) == 1 else candidates[state.rng.randrange(len(candidates))]
+    if state.forced_draws:
+        choice = state.forced_draws.pop(0)
+        if choice not in candidates:
+            raise RuntimeError(f"replayed draw {choice!r} is not among {list(candidates)}")
+    emit(state, CHANCE, Audience.director(), f"随机选取（{purpose}）：{choice}", purpose=purpose, choice=choice)
+    return str(choice)
+
+
+# -- shared mechanisms -------------------------------------------------------------------------
+def set_camp(state: GameState, name: str, camp: str, announce_to_player: bool = False) -> None:
+    c = state.char(name)
+    c.camp = camp
+    if camp not in state.camps_in_game:
+        state.camps_in_game.append(camp)
+    rs = get_ruleset(state.ruleset)
+    emit(state, CAMP, Audience.director(), f"{name}的阵营为{rs.camp_name(camp)}", player=name, camp=camp)
+    if announce_to_player:
+        notice(state, name, f"你的阵营现在是{rs.camp_name(camp)}。", camp=camp)
+
+
+def set_sheriff(state: GameState, name: str | None) -> None:
+    state.sheriff = name
+    emit(state, SHERIFF, Audience.director(), f"警长：{name or '（警徽撕毁）'}", player=name)
+    if name is not None:
+        notice(state, name, "你成为了警长。")
+
+
+def push_prompt(state: GameState, prompt: Prompt) -> None:
+    state.prompts.append(prompt)
+
+
+def put_out(state: GameState, name: str, cause: str) -> None:
+    """The character leaves the game now; its triggers fire; then win/loss is checked."""
+    c = state.char(name)
+    if not c.alive:
+        return
+    c.alive = False
+    state.outs.append(Out(name, state.phase, cause))
+    emit(state, OUT, Audience.director(), f"{name}出局（{cause}）", player=name, cause=cause)
+    notice(state, name, "你已出局。")
+    rs = get_ruleset(state.ruleset)
+    rs.on_out(state, name, cause)
+    check_outcome(state)
+
+
+def judge_lost(state: GameState, camp: str, reason: str) -> None:
+    if camp in state.lost_camps:
+        return
+    state.lost_camps.append(camp)
+    rs = get_ruleset(state.ruleset)
+    emit(state, LOST, Audience.director(), f"{rs.camp_name(camp)}判负（{reason}）", camp=camp, reason=reason)
+    check_outcome(state)
+
+
+def declare_win(state: GameState, camp: str, reason: str) -> None:
+    rs = get_ruleset(state.ruleset)
+    state.winner = camp
+    state.ended_in = state.phase
+    state.prompts.clear()
+    state.agenda.clear()
+    emit(state, WIN, Audience.public(), f"游戏结束，{rs.camp_name(camp)}胜利。", camp=camp, reason=reason)
+    announce(state, f"游戏结束，{rs.camp_name(camp)}胜利！")
+    raise GameEnded
+
+
+def check_outcome(state: GameState) -> None:
+    """Loss conditions of every camp, then wins in the ruleset's order, then last camp standing."""
+    if state.winner is not None:
+        raise GameEnded
+    rs = get_ruleset(state.ruleset)
+    for cond in rs.loss_conditions:
+        for camp in cond.test(state) or ():
+            if camp in state.camps_in_game and camp not in state.lost_camps:
+                state.lost_camps.append(camp)
+                emit(state, LOST, Audience.director(), f"{rs.camp_name(camp)}判负（{cond.name}）",
+                     camp=camp, reason=cond.name)
+    for cond in rs.win_conditions:
+        camp = cond.test(state)
+        if camp is not None and camp not in state.lost_camps:
+            declare_win(state, camp, cond.name)
+    remaining = [c for c in state.camps_in_game if c not in state.lost_camps]
+    if len(remaining) == 1 and state.camps_in_game:
+        declare_win(state, remaining[0], "唯一未判负阵营")
+
+
+# -- votes -------------------------------------------------------------------------------------
+def tally(state: GameState, rs: Ruleset) -> dict[str, float]:
+    """Votes for each alive target from alive voters, weighted by the ruleset (警长 1.5 / 2)."""
+    counts: dict[str, float] = {}
+    for voter, target in state.votes.items():
+        if target == ABSTAIN or not state.is_alive(voter) or not state.is_alive(target):
+            continue
+        counts[target] = counts.get(target, 0.0) + rs.vote_weight(state, voter)
+    return counts
+
+
+def top_of(counts: dict[str, float]) -> list[str]:
+    if not counts:
+        return []
+    best = max(counts.values())
+    if best <= 0:
+        return []
+    return [t for t, v in counts.items() if v == best]
+
+
+def elect_sheriff(state: GameState) -> str | None:
+    """竞岗: the most votes; among the tied, the one who reached that final count first
+    (rulings: 最先获得投票数最多, a 改票 moves the vote when it is posted)."""
+    rs = get_ruleset(state.ruleset)
+    final = tally(state, rs)
+    tied = top_of(final)
+    if len(tied) <= 1:
+        return tied[0] if tied else None
+    running: dict[str, float] = {}
+    reached: dict[str, int] = {}
+    weights = {v: rs.vote_weight(state, v) for v, _o, _n in state.vote_trail}
+    for i, (voter, old, new) in enumerate(state.vote_trail):
+        if not state.is_alive(voter):
+            continue
+        for target, delta in ((old, -weights[voter]), (new, weights[voter])):
+            if target is None or target == ABSTAIN or not state.is_alive(target):
+                continue
+            running[target] = running.get(target, 0.0) + delta
+            if running[target] == final.get(target) and delta > 0:
+                reached[target] = i
+    return min(tied, key=lambda t: reached.get(t, len(state.vote_trail)))
+
+
+# -- the step function -------------------------------------------------------------------------
+def step(state: GameState, command: Command) -> Step:
+    """Pure step: a new state and the events this command caused. Raises IllegalCommand."""
+    new = state.clone()
+    events = apply_in_place(new, command)
+    return Step(new, events)
+
+
+def apply_in_place(state: GameState, command: Command) -> list[Event]:
+    if state.winner is not None:
+        raise IllegalCommand("游戏已经结束", "game_over")
+    rs = get_ruleset(state.ruleset)
+    start = len(state.log)
+    handler = _validate(state, rs, command)
+    state.commands.append(command)
+    emit(state, ACCEPTED, _accepted_audience(state, rs, command), "", command=command.to_json())
+    try:
+        handler()
+        run_agenda(state)
+    except GameEnded:
+        pass
+    return state.log[start:]
+
+
+def _accepted_audience(state: GameState, rs: Ruleset, cmd: Command) -> Audience:
+    if cmd.skill in (VOTE, CHANGE_VOTE):
+        return Audience.public()
+    spec = rs.skills.get(cmd.skill)
+    if cmd.actor == DIRECTOR or spec is None:
+        return Audience.director()
+    if spec.audience == "public":
+        return Audience.public()
+    if spec.audience.startswith("group:"):
+        group = spec.audience[6:]
+        members = state.groups.get(group, ())
+        if cmd.actor in members:
+            return Audience.of_group(group, members)
+    return Audience.player(cmd.actor)
+
+
+def run_agenda(state: GameState) -> None:
+    """Settle the closed phase task by task; a pending prompt pauses it until answered."""
+    rs = get_ruleset(state.ruleset)
+    while state.winner is None:
+        if state.prompts:
+            if not state.prompt_raised:
+                state.prompt_raised = True
+                head = state.prompts[0]
+                notice(state, head.actor, f"请发动<{rs.skill_name(head.skill)}>。{head.reason}",
+                       prompt=head.skill)
+            return
+        if not state.agenda:
+            return
+        task = state.agenda.pop(0)
+        if task[0] == "advance":
+            _advance(state, rs)
+        else:
+            rs.run_task(state, task)
+
+
+def _advance(state: GameState, rs: Ruleset) -> None:
+    state.phase = state.phase.next()
+    state.stage = 0
+    state.settling = False
+    state.acts = {}
+    state.accelerated = False
+    if state.phase.kind == DAY:
+        state.votes = {}
+        state.vote_changed = set()
+        state.vote_trail = []
+    rs.on_phase_start(state)
+    check_outcome(state)
+
+
+def _validate(state: GameState, rs: Ruleset, cmd: Command) -> Any:
+    """Check `cmd` against the phase, the actor and the targets; return the thunk that applies it."""
+    gate = rs.gate(state, cmd)
+    if gate:
+        raise IllegalCommand(gate, "gated")
+    if cmd.skill in DIRECTOR_SKILLS:
+        if cmd.actor != DIRECTOR:
+            raise IllegalCommand(f"只有导演可以执行<{rs.skill_name(cmd.skill)}>", "not_director")
+        return _director(state, rs, cmd)
+    if cmd.actor not in state.chars:
+        raise IllegalCommand(f"{cmd.actor}不是本局的角色", "unknown_actor")
+    if cmd.skill in (VOTE, CHANGE_VOTE):
+        _check_vote(state, rs, cmd)
+        return lambda: _apply_vote(state, cmd)
+    spec = rs.skills.get(cmd.skill)
+    if spec is None:
+        raise IllegalCommand(f"本规则没有技能<{cmd.skill}>", "unknown_skill")
+    actor = state.char(cmd.actor)
+    if spec.prompt:
+        head = state.prompts[0] if state.prompts else None
+        if head is None or head.actor != cmd.actor or head.skill != cmd.skill:
+            raise IllegalCommand(f"{cmd.actor}当前没有需要回应的<{spec.name}>", "no_prompt")
+        _check_shape(state, spec.name, spec.shape, cmd, spec.targets_may_be_out)
+
+        def answer() -> None:
+            state.prompts.pop(0)
+            state.prompt_raised = False
+            rs.answer_prompt(state, head, cmd)
+
+        # answer_prompt checks before it changes anything; run it on a copy first to be sure
+        probe = state.clone()
+        probe.prompts.pop(0)
+        try:
+            rs.answer_prompt(probe, head, cmd)
+        except GameEnded:
+            pass
+        return answer
+    if not actor.alive and not spec.actor_may_be_out:
+        raise IllegalCommand(f"{cmd.actor}已出局，不能发动<{spec.name}>", "actor_out")
+    if state.phase.kind not in spec.phases:
+        raise IllegalCommand(f"<{spec.name}>不能在{state.phase.label}发动", "wrong_phase")
+    if state.settling:
+        raise IllegalCommand(f"{state.phase.label}已关门，正在结算", "closed")
+    if state.phase.kind == NIGHT:
+        stage = rs.stage_of(cmd.skill)
+        if stage is not None:
+            if stage < state.stage:
+                raise IllegalCommand(f"<{spec.name}>的时限已过", "late")
+            if stage > state.stage and not rs.night_stages[stage].opens_with_night:
+                raise IllegalCommand(f"尚未轮到<{spec.name}>行动", "early")
+    _check_shape(state, spec.name, spec.shape, cmd, spec.targets_may_be_out)
+    spec.check(state, cmd)
+    return lambda: spec.apply(state, cmd)
+
+
+def _check_shape(state: GameState, skill_name: str, shape: str, cmd: Command, may_be_out: bool) -> None:
+    if shape == NO_TARGET:
+        if cmd.targets:
+            raise IllegalCommand(f"<{skill_name}>不需要目标", "bad_target")
+        return
+    if shape == FREE_TEXT:
+        if not cmd.text:
+            raise IllegalCommand(f"<{skill_name}>需要填写内容", "bad_target")
+        return
+    if shape == YES_NO:
+        if cmd.answer is None:
+            raise IllegalCommand(f"<{skill_name}>需要回答“是”或“否”", "bad_target")
+        return
+    if shape == AMOUNT:
+        return
+    if shape == SUCCESSOR:
+        if len(cmd.targets) != 1:
+            raise IllegalCommand(f"<{skill_name}>需要指定一名继任者或“{TEAR_BADGE}”", "bad_target")
+        if cmd.targets[0] == TEAR_BADGE:
+            return
+    if shape == ONE_TARGET and len(cmd.targets) != 1:
+        raise IllegalCommand(f"<{skill_name}>需要恰好一个目标", "bad_target")
+    if shape == MANY_TARGETS and not cmd.targets:
+        raise IllegalCommand(f"<{skill_name}>需要目标", "bad_target")
+    for t in cmd.targets:
+        c = state.chars.get(t)
+        if c is None:
+            raise IllegalCommand(f"{t}不是本局的角色", "bad_target")
+        if not c.alive and not may_be_out:
+            raise IllegalCommand(f"{t}已出局，不能成为<{skill_name}>的目标", "target_out")
+
+
+# -- votes -------------------------------------------------------------------------------------
+def _check_vote(state: GameState, rs: Ruleset, cmd: Command) -> None:
+    name = "投票" if cmd.skill == VOTE else "改票"
+    if state.phase.kind != DAY:
+        raise IllegalCommand(f"{state.phase.label}不能{name}", "wrong_phase")
+    if state.settling:
+        raise IllegalCommand(f"{state.phase.label}已关门，不能{name}", "closed")
+    if not state.char(cmd.actor).alive:
+        raise IllegalCommand(f"{cmd.actor}已出局，不能{name}", "actor_out")
+    reason = rs.can_vote(state, cmd.actor)
+    if reason:
+        raise IllegalCommand(reason, "cannot_vote")
+    if len(cmd.targets) != 1:
+        raise IllegalCommand(f"{name}需要恰好一个投票对象（或“弃权”）", "bad_target")
+    target = cmd.targets[0]
+    if target != ABSTAIN:
+        c = state.chars.get(target)
+        if c is None:
+            raise IllegalCommand(f"投票对象{target}不是本局的角色", "bad_target")
+        if not c.alive:
+            raise IllegalCommand(f"投票对象{target}已出局", "target_out")
+        reason = rs.can_be_voted(state, target)
+        if reason:
+            raise IllegalCommand(reason, "bad_target")
+    if cmd.skill == VOTE:
+        if cmd.actor in state.votes:
+            raise IllegalCommand(f"{cmd.actor}今天已经投票，改票请使用改票格式", "already_voted")
+    else:
+        if cmd.actor not in state.votes:
+            raise IllegalCommand(f"{cmd.actor}今天还没有有效投票，不能改票", "no_vote")
+        if cmd.actor in state.vote_changed:
+            raise IllegalCommand("改票只允许进行一次", "changed")
+        if state.accelerated:
+            raise IllegalCommand("执行加速时不允许改票", "accelerated")
+
+
+def _apply_vote(state: GameState, cmd: Command) -> None:
+    old = state.votes.get(cmd.actor)
+    state.votes[cmd.actor] = cmd.targets[0]
+    if cmd.skill == CHANGE_VOTE:
+        state.vote_changed.add(cmd.actor)
+    state.vote_trail.append((cmd.actor, old, cmd.targets[0]))
+
+
+# -- director and scheduler --------------------------------------------------------------------
+def _director(state: GameState, rs: Ruleset, cmd: Command) -> Any:
+    skill = cmd.skill
+    if skill == CLOSE_PHASE:
+        if state.settling:
+            if not state.prompts:
+                raise IllegalCommand(f"{state.phase.label}已经关门", "closed")
+            return lambda: _timeout_prompts(state, rs)
+        return lambda: close_phase(state, rs)
+    if skill == CLOSE_STAGE:
+        if state.phase.kind != NIGHT or state.settling:
+            raise IllegalCommand("现在不是夜晚行动阶段", "wrong_phase")
+        if state.stage >= len(rs.night_stages) - 1:
+            raise IllegalCommand("这是本夜最后一个阶段，请关门结算", "last_stage")
+        return lambda: close_stage(state, rs)
+    if skill == PROMPT_TIMEOUT:
+        if not state.prompts:
+            raise IllegalCommand("没有等待回应的技能", "no_prompt")
+        return lambda: _timeout_head(state, rs)
+    if skill in (CARD_BLUE, CARD_YELLOW, CARD_RED, DEDUCT):
+        if len(cmd.targets) != 1 or cmd.targets[0] not in state.chars:
+            raise IllegalCommand("判罚需要指定一名本局角色", "bad_target")
+        if skill == DEDUCT and (cmd.amount is None or cmd.amount <= 0):
+            raise IllegalCommand("扣分需要一个正整数分值", "bad_amount")
+        if skill == DEDUCT:
+            probe = state.clone()
+            rs.on_deduct(probe, cmd.targets[0], cmd.amount or 0)
+            return lambda: rs.on_deduct(state, cmd.targets[0], cmd.amount or 0)
+        return lambda: give_card(state, rs, cmd.targets[0], skill)
+    if skill in (ACCELERATE, DELAY):
+        if state.phase.kind != DAY or state.settling:
+            raise IllegalCommand("只有讨论日可以加速或延时", "wrong_phase")
+        if (skill == ACCELERATE) == state.accelerated:
+            raise IllegalCommand("已经在执行加速" if state.accelerated else "当前没有执行加速", "noop")
+        return lambda: _set_accelerated(state, skill == ACCELERATE)
+    if skill == JUDGE_LOSS:
+        camp = rs.camp_id(cmd.target or "") if cmd.target else None
+        if camp is None or camp not in state.camps_in_game:
+            raise IllegalCommand(f"判负需要指定场上的阵营：{cmd.target}", "bad_target")
+        if camp in state.lost_camps:
+            raise IllegalCommand(f"{rs.camp_name(camp)}已经判负", "noop")
+        return lambda: judge_lost(state, camp, "导演判负")
+    raise IllegalCommand(f"未知的导演指令<{skill}>", "unknown_skill")
+
+
+def _set_accelerated(state: GameState, on: bool) -> None:
+    state.accelerated = on
+    announce(state, "导演宣布执行加速：今日不可改票。" if on else "延时成功，不再执行加速。")
+
+
+def close_stage(state: GameState, rs: Ruleset) -> None:
+    closing = state.stage
+    state.stage += 1
+    rs.on_stage_closed(state, closing)
+
+
+def close_phase(state: GameState, rs: Ruleset) -> None:
+    """End the phase's submissions (director, deadline, or everyone has acted) and settle it."""
+    if state.phase.kind == NIGHT:
+        while state.stage < len(rs.night_stages) - 1:
+            close_stage(state, rs)
+        rs.on_stage_closed(state, state.stage)
+        state.stage = len(rs.night_stages)
+    state.settling = True
+    state.agenda = [*rs.settlement(state), ("advance",)]
+
+
+def _timeout_head(state: GameState, rs: Ruleset) -> None:
+    prompt = state.prompts.pop(0)
+    state.prompt_raised = False
+    rs.prompt_default(state, prompt)
+
+
+def _timeout_prompts(state: GameState, rs: Ruleset) -> None:
+    """关门 while prompts wait: every unanswered prompt takes its default, in order."""
+    while state.prompts:
+        _timeout_head(state, rs)
+        run_agenda(state)
+
+
+# -- cards (违规判定) ---------------------------------------------------------------------------
+def give_card(state: GameState, rs: Ruleset, name: str, card: str) -> None:
+    """3 蓝牌 make a 黄牌, 3 黄牌 make a 红牌; a 红牌 is 罚下 (ruleset hook; by day after the vote)."""
+    c = state.char(name)
+    cards = c.marks.setdefault("cards", {"blue": 0, "yellow": 0, "red": 0})
+    label = {CARD_BLUE: "蓝牌", CARD_YELLOW: "黄牌", CARD_RED: "红牌"}[card]
+    announce(state, f"{name}被判罚一张{label}。")
+    key = {CARD_BLUE: "blue", CARD_YELLOW: "yellow", CARD_RED: "red"}[card]
+    cards[key] += 1
+    if cards["blue"] >= 3:
+        cards["blue"] -= 3
+        cards["yellow"] += 1
+        announce(state, f"{name}累计三张蓝牌，合并为一张黄牌。")
+    if cards["yellow"] >= 3:
+        cards["yellow"] -= 3
+        cards["red"] += 1
+        announce(state, f"{name}累计三张黄牌，合并为一张红牌。")
+    if cards["red"] > c.marks.get("reds_settled", 0):
+        c.marks["reds_settled"] = cards["red"]
+        if not c.alive:
+            return
+        if state.phase.kind == DAY:
+            pending = state.acts.setdefault("red_pending", [])
+            if name not in pending:
+                pending.append(name)
+        else:
+            rs.red_card(state, name)
+
+
+def settle_red_cards(state: GameState, rs: Ruleset) -> None:
+    """白天红牌罚下导致的出局结算在投票结算之后执行."""
+    for name in state.acts.pop("red_pending", []):
+        if state.is_alive(name):
+            rs.red_card(state, name)
+
+
+# -- game creation and replay ------------------------------------------------------------------
+def new_game(
+    ruleset: str,
+    players: Sequence[str],
+    roles: dict[str, str] | None = None,
+    options: dict[str, Any] | None = None,
+    seed: int = 0,
+    recorded_deal: dict[str, str] | None = None,
+) -> GameState:
+    """Seat the players, deal identities (seeded when not given), set up camps and groups.
+    Raises ValueError (Chinese) for an impossible setup."""
+    from .registry import find_ruleset
+
+    rs = find_ruleset(ruleset)
+    names = list(players)
+    if len(set(names)) != len(names):
+        raise ValueError("玩家名字重复")
+    if not rs.min_players <= len(names) <= rs.max_players:
+        raise ValueError(f"{rs.name}需要{rs.min_players}到{rs.max_players}名玩家，现有{len(names)}名")
+    opts = {k: spec.default for k, spec in rs.options.items()}
+    for key, value in (options or {}).items():
+        if key not in rs.options:
+            raise ValueError(f"{rs.name}没有选项“{key}”")
+        opts[key] = value
+    state = GameState(ruleset=rs.id, seed=seed, options=opts, order=tuple(names), chars={},
+                      rng=random.Random(seed))
+    if roles is None:
+        dealt = rs.deal(len(names), state.rng)
+        state.rng.shuffle(dealt)
+        role_of = dict(recorded_deal) if recorded_deal else dict(zip(names, dealt, strict=True))
+        emit(state, CHANCE, Audience.director(), "随机分发身份", purpose="发身份", choice=dict(role_of))
+    else:
+        if set(roles) != set(names):
+            missing = [n for n in names if n not in roles]
+            extra = [n for n in roles if n not in names]
+            raise ValueError(f"身份表与座位不符：缺少{missing}，多出{extra}")
+        role_of = {}
+        for n in names:
+            rid = rs.role_id(roles[n])
+            if rid is None:
+                raise ValueError(f"{rs.name}没有身份“{roles[n]}”（{n}）")
+            role_of[n] = rid
+    rs.validate_roles([role_of[n] for n in names])
+    state.flags["dealt_roles"] = dict(role_of)
+    for seat, n in enumerate(names):
+        state.chars[n] = Character(n, seat, role_of[n], "")
+    try:
+        rs.setup(state)
+        run_agenda(state)
+    except GameEnded:
+        pass
+    return state
+
+
+def replay(state: GameState) -> GameState:
+    """Rebuild a game from its setup, its accepted commands and its recorded draws."""
+    chances = [e for e in state.log if e.kind == CHANCE]
+    dealt: dict[str, str] = dict(state.flags["dealt_roles"])
+    if chances and chances[0].data.get("purpose") == "发身份":
+        rebuilt = new_game(state.ruleset, list(state.order), None, state.options, state.seed, recorded_deal=dealt)
+        chances = chances[1:]
+    else:
+        rs = get_ruleset(state.ruleset)
+        roles = {n: rs.role_name(r) for n, r in dealt.items()}
+        rebuilt = new_game(state.ruleset, list(state.order), roles, state.options, state.seed)
+    rebuilt.forced_draws = [e.data["choice"] for e in chances]
+    for cmd in state.commands:
+        apply_in_place(rebuilt, cmd)
+    return rebuilt
+
+
+__all__ = [
+    "DIRECTOR", "START", "DAY", "NIGHT", "Phase", "Step", "GameEnded", "step", "apply_in_place", "new_game",
+    "replay", "emit", "announce", "feedback", "notice", "draw", "put_out", "set_sheriff", "push_prompt",
+    "judge_lost", "declare_win", "check_outcome", "tally", "top_of", "elect_sheriff", "give_card",
+    "settle_red_cards", "set_camp", "CHANCE", "FEEDBACK", "NOTICE", "OUT", "SHERIFF", "WIN", "LOST", "CAMP",
+    "ANNOUNCE", "ACCEPTED",
+]

@@ -1,0 +1,227 @@
+"""Game state: generic characters (camp, lives, statuses, charges, marks), phases, prompts."""
+
+from __future__ import annotations
+
+import copy
+import random
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from .commands import Command
+from .events import Event
+
+START = "start"
+DAY = "day"
+NIGHT = "night"
+
+_PHASE_RE = re.compile(r"^第(\d+)([天夜])$")
+
+
+@dataclass(frozen=True, slots=True)
+class Phase:
+    """开局, then 第1天, 第1夜, 第2天, …"""
+
+    kind: str
+    number: int = 0
+
+    @property
+    def label(self) -> str:
+        if self.kind == START:
+            return "开局"
+        return f"第{self.number}{'天' if self.kind == DAY else '夜'}"
+
+    @property
+    def ordinal(self) -> int:
+        if self.kind == START:
+            return 0
+        return 2 * self.number - (1 if self.kind == DAY else 0)
+
+    def next(self) -> Phase:
+        if self.kind == START:
+            return Phase(DAY, 1)
+        if self.kind == DAY:
+            return Phase(NIGHT, self.number)
+        return Phase(DAY, self.number + 1)
+
+    @staticmethod
+    def parse(label: str) -> Phase:
+        if label in ("开局", "第零晚", "第0夜"):
+            return Phase(START)
+        m = _PHASE_RE.match(label)
+        if not m or int(m.group(1)) < 1:
+            raise ValueError(f"未知的阶段名：{label}")
+        return Phase(DAY if m.group(2) == "天" else NIGHT, int(m.group(1)))
+
+    def __str__(self) -> str:
+        return self.label
+
+
+@dataclass(slots=True)
+class Character:
+    """One seat's character. Per-ruleset details live in statuses, charges and marks."""
+
+    name: str
+    seat: int
+    role: str
+    camp: str
+    alive: bool = True
+    lives: int = 1
+    statuses: set[str] = field(default_factory=set)
+    charges: dict[str, int] = field(default_factory=dict)
+    marks: dict[str, Any] = field(default_factory=dict)
+    skills_lost: bool = False
+
+    def has_charge(self, skill: str) -> bool:
+        return self.charges.get(skill, 0) > 0
+
+    def spend(self, skill: str) -> None:
+        self.charges[skill] = self.charges.get(skill, 0) - 1
+
+    def clone(self) -> Character:
+        return Character(
+            self.name, self.seat, self.role, self.camp, self.alive, self.lives, set(self.statuses),
+            dict(self.charges), copy.deepcopy(self.marks) if self.marks else {}, self.skills_lost,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    """A reactive question to one character (最后一枪, 殉职, 装傻, 指认), answered with `skill`."""
+
+    actor: str
+    skill: str
+    reason: str = ""
+    data: tuple[tuple[str, Any], ...] = ()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        for k, v in self.data:
+            if k == key:
+                return v
+        return default
+
+
+@dataclass(slots=True)
+class Out:
+    player: str
+    phase: Phase
+    cause: str
+
+
+@dataclass(slots=True)
+class GameState:
+    """The whole state of one game. `log` is every event so far; `commands` every accepted input."""
+
+    ruleset: str
+    seed: int
+    options: dict[str, Any]
+    order: tuple[str, ...]
+    chars: dict[str, Character]
+    phase: Phase = Phase(START)
+    stage: int = 0
+    settling: bool = False
+    agenda: list[tuple[Any, ...]] = field(default_factory=list)
+    prompts: list[Prompt] = field(default_factory=list)
+    prompt_raised: bool = False
+    sheriff: str | None = None
+    groups: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    camps_in_game: list[str] = field(default_factory=list)
+    lost_camps: list[str] = field(default_factory=list)
+    winner: str | None = None
+    ended_in: Phase | None = None
+    outs: list[Out] = field(default_factory=list)
+    # the day's votes: voter -> target (or 弃权); who used 改票; the posting trail for 竞岗
+    votes: dict[str, str] = field(default_factory=dict)
+    vote_changed: set[str] = field(default_factory=set)
+    vote_trail: list[tuple[str, str | None, str]] = field(default_factory=list)
+    accelerated: bool = False
+    # this phase's submitted skills (ruleset-defined keys), and game-long ruleset data
+    acts: dict[str, Any] = field(default_factory=dict)
+    flags: dict[str, Any] = field(default_factory=dict)
+    rng: random.Random = field(default_factory=random.Random)
+    forced_draws: list[Any] = field(default_factory=list)
+    log: list[Event] = field(default_factory=list)
+    commands: list[Command] = field(default_factory=list)
+
+    # -- queries -------------------------------------------------------------------------
+    def char(self, name: str) -> Character:
+        return self.chars[name]
+
+    def alive(self) -> list[Character]:
+        return [c for c in self.chars.values() if c.alive]
+
+    def alive_names(self) -> list[str]:
+        return [c.name for c in self.chars.values() if c.alive]
+
+    def with_role(self, role: str) -> list[Character]:
+        return [c for c in self.chars.values() if c.role == role]
+
+    def is_alive(self, name: str) -> bool:
+        c = self.chars.get(name)
+        return c is not None and c.alive
+
+    @property
+    def over(self) -> bool:
+        return self.winner is not None
+
+    def clone(self) -> GameState:
+        rng = random.Random()
+        rng.setstate(self.rng.getstate())
+        return GameState(
+            ruleset=self.ruleset,
+            seed=self.seed,
+            options=dict(self.options),
+            order=self.order,
+            chars={k: c.clone() for k, c in self.chars.items()},
+            phase=self.phase,
+            stage=self.stage,
+            settling=self.settling,
+            agenda=list(self.agenda),
+            prompts=list(self.prompts),
+            prompt_raised=self.prompt_raised,
+            sheriff=self.sheriff,
+            groups=dict(self.groups),
+            camps_in_game=list(self.camps_in_game),
+            lost_camps=list(self.lost_camps),
+            winner=self.winner,
+            ended_in=self.ended_in,
+            outs=[Out(o.player, o.phase, o.cause) for o in self.outs],
+            votes=dict(self.votes),
+            vote_changed=set(self.vote_changed),
+            vote_trail=list(self.vote_trail),
+            accelerated=self.accelerated,
+            acts=copy.deepcopy(self.acts),
+            flags=copy.deepcopy(self.flags),
+            rng=rng,
+            forced_draws=list(self.forced_draws),
+            log=list(self.log),
+            commands=list(self.commands),
+        )
+
+    def fingerprint(self) -> dict[str, Any]:
+        """Everything that defines the game's position (for replay equality)."""
+        return {
+            "phase": self.phase.label,
+            "stage": self.stage,
+            "settling": self.settling,
+            "agenda": list(self.agenda),
+            "prompts": list(self.prompts),
+            "sheriff": self.sheriff,
+            "groups": dict(self.groups),
+            "camps_in_game": list(self.camps_in_game),
+            "lost_camps": list(self.lost_camps),
+            "winner": self.winner,
+            "ended_in": self.ended_in.label if self.ended_in else None,
+            "outs": [(o.player, o.phase.label, o.cause) for o in self.outs],
+            "votes": dict(self.votes),
+            "vote_changed": sorted(self.vote_changed),
+            "accelerated": self.accelerated,
+            "acts": repr(self.acts),
+            "flags": repr(self.flags),
+            "chars": {
+                n: (c.role, c.camp, c.alive, c.lives, sorted(c.statuses), sorted(c.charges.items()),
+                    repr(c.marks), c.skills_lost)
+                for n, c in self.chars.items()
+            },
+            "log": [(e.kind, e.phase, e.audience, dict(e.data), e.text) for e in self.log],
+        }

@@ -1,0 +1,190 @@
+"""What a ruleset provides: names as data, night stages as data, skills, and small hook functions."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .commands import Command
+from .model import GameState, Prompt
+
+Check = Callable[[GameState, Command], None]
+Apply = Callable[[GameState, Command], None]
+Predicate = Callable[[GameState], Any]
+
+# Target shapes of a skill.
+NO_TARGET = "none"
+ONE_TARGET = "one"
+MANY_TARGETS = "many"
+FREE_TEXT = "text"
+YES_NO = "yesno"
+AMOUNT = "amount"
+SUCCESSOR = "successor"  # one alive character, or 撕警徽
+TEAR_BADGE = "撕警徽"
+
+
+@dataclass(frozen=True, slots=True)
+class NightStage:
+    """One stage of a night, in the ruleset's order. A stage that does not open with the night
+    waits until every earlier stage has closed (the 女巫 needs the kill target first)."""
+
+    id: str
+    name: str
+    skills: frozenset[str]
+    opens_with_night: bool = True
+    deadline: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SkillSpec:
+    """A skill a character posts. `check` raises IllegalCommand; `apply` changes the state."""
+
+    id: str
+    name: str
+    phases: frozenset[str]
+    shape: str
+    check: Check
+    apply: Apply
+    prompt: bool = False  # answers a prompt (最后一枪, 殉职 …)
+    actor_may_be_out: bool = False
+    targets_may_be_out: bool = False
+    audience: str = "self"  # who sees that it was posted: self | public | group:<name>
+
+
+@dataclass(frozen=True, slots=True)
+class OptionSpec:
+    name: str
+    default: Any
+    description: str
+
+
+@dataclass(frozen=True, slots=True)
+class Condition:
+    """A named win or loss predicate. A win predicate returns the winning camp or None; a loss
+    predicate returns the camps it judges lost."""
+
+    name: str
+    test: Predicate
+
+
+@dataclass
+class Ruleset:
+    """Base class: a ruleset package subclasses this and registers one instance."""
+
+    id: str = ""
+    name: str = ""
+    aliases: tuple[str, ...] = ()
+    role_names: Mapping[str, str] = field(default_factory=dict)
+    camp_names: Mapping[str, str] = field(default_factory=dict)
+    status_names: Mapping[str, str] = field(default_factory=dict)
+    skill_aliases: Mapping[str, str] = field(default_factory=dict)
+    night_stages: tuple[NightStage, ...] = ()
+    options: Mapping[str, OptionSpec] = field(default_factory=dict)
+    skills: Mapping[str, SkillSpec] = field(default_factory=dict)
+    min_players: int = 1
+    max_players: int = 99
+    last_words: int = 0
+    loss_conditions: Sequence[Condition] = ()
+    win_conditions: Sequence[Condition] = ()
+
+    # -- names ------------------------------------------------------------------------------
+    def role_name(self, role: str) -> str:
+        return self.role_names.get(role, role)
+
+    def camp_name(self, camp: str) -> str:
+        return self.camp_names.get(camp, camp)
+
+    def role_id(self, name: str) -> str | None:
+        if name in self.role_names:
+            return name
+        for rid, zh in self.role_names.items():
+            if zh == name:
+                return rid
+        return None
+
+    def camp_id(self, name: str) -> str | None:
+        if name in self.camp_names:
+            return name
+        for cid, zh in self.camp_names.items():
+            if zh == name:
+                return cid
+        return None
+
+    def skill_name(self, skill: str) -> str:
+        from .commands import ENGINE_SKILL_NAMES
+
+        spec = self.skills.get(skill)
+        if spec:
+            return spec.name
+        return ENGINE_SKILL_NAMES.get(skill, skill)
+
+    def stage_of(self, skill: str) -> int | None:
+        for i, stage in enumerate(self.night_stages):
+            if skill in stage.skills:
+                return i
+        return None
+
+    # -- hooks (overridden by rulesets) -----------------------------------------------------
+    def gate(self, state: GameState, cmd: Command) -> str | None:
+        """A reason to refuse every command for now (拍刀环节 closes the thread), or None."""
+        return None
+
+    def deal(self, count: int, rng: random.Random) -> list[str]:
+        raise NotImplementedError
+
+    def validate_roles(self, roles: Sequence[str]) -> None:
+        """Raise ValueError (Chinese) when a dealt set of identities is impossible."""
+
+    def setup(self, state: GameState) -> None:
+        """Give characters their camps, lives and charges; form groups; send identities."""
+
+    def on_phase_start(self, state: GameState) -> None:
+        """Day-start 公示 and per-phase resets."""
+
+    def on_stage_closed(self, state: GameState, stage: int) -> None:
+        """Information that flows once a night stage closes (通灵 …)."""
+
+    def settlement(self, state: GameState) -> list[tuple[Any, ...]]:
+        """The tasks that settle the current phase once it is closed, in order."""
+        return []
+
+    def run_task(self, state: GameState, task: tuple[Any, ...]) -> None:
+        raise NotImplementedError(task[0])
+
+    def on_out(self, state: GameState, name: str, cause: str) -> None:
+        """Triggers of an out: 殉情, prompts (最后一枪, 殉职), 遗言 rights."""
+
+    def answer_prompt(self, state: GameState, prompt: Prompt, cmd: Command) -> None:
+        """Check and apply the answer to `prompt` (raise IllegalCommand to refuse it)."""
+        raise NotImplementedError
+
+    def prompt_default(self, state: GameState, prompt: Prompt) -> None:
+        """What happens when `prompt` is not answered in time."""
+
+    def can_vote(self, state: GameState, voter: str) -> str | None:
+        return None
+
+    def can_be_voted(self, state: GameState, target: str) -> str | None:
+        return None
+
+    def vote_weight(self, state: GameState, voter: str) -> float:
+        return 1.0
+
+    def red_card(self, state: GameState, name: str) -> None:
+        """A 红牌 that has come due (罚下)."""
+
+    def on_deduct(self, state: GameState, name: str, points: int) -> None:
+        """A director's 扣分."""
+        from .commands import IllegalCommand
+
+        raise IllegalCommand("本规则没有扣分制度")
+
+    def legal_targets(self, state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:
+        """Candidate target tuples for a bot to try; each is still checked by the engine."""
+        return [(n,) for n in state.alive_names()]
+
+    def identity_text(self, state: GameState, name: str) -> str:
+        c = state.char(name)
+        return f"你的身份是{self.role_name(c.role)}（{self.camp_name(c.camp)}）。"

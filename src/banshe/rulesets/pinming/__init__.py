@@ -1,0 +1,5 @@
+"""品茗 (M196): 14 players, 预女猎白 + 4民 4狼 + 混血儿 + 病娇, 屠边, 拍刀 (seed 002)."""
+
+from .rules import PINMING
+
+__all__ = ["PINMING"]

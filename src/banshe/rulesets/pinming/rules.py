@@ -1,0 +1,645 @@
+"""品茗 (M196) — seed `002_610a7be1c4693044.txt`, with `shared/spec/rulings.md` and docs/rulings.md.
+
+Names are data (ids are ASCII); each skill is a small check/apply pair citing its rule.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from banshe.engine.commands import ABSTAIN, DIRECTOR, JUDGE_LOSS, CLOSE_PHASE, PROMPT_TIMEOUT, Command, IllegalCommand
+from banshe.engine.core import (
+    announce,
+    check_outcome,
+    declare_win,
+    draw,
+    elect_sheriff,
+    emit,
+    feedback,
+    group_notice,
+    judge_lost,
+    notice,
+    push_prompt,
+    put_out,
+    set_camp,
+    set_sheriff,
+    settle_red_cards,
+    tally,
+    top_of,
+)
+from banshe.engine.events import Audience, NOTICE
+from banshe.engine.model import DAY, NIGHT, START, GameState, Prompt
+from banshe.engine.ruleset import (
+    FREE_TEXT,
+    MANY_TARGETS,
+    NO_TARGET,
+    ONE_TARGET,
+    SUCCESSOR,
+    TEAR_BADGE,
+    YES_NO,
+    Condition,
+    NightStage,
+    OptionSpec,
+    Ruleset,
+    SkillSpec,
+)
+
+# -- names (data) ------------------------------------------------------------------------------
+SEER, WITCH, HUNTER, IDIOT, VILLAGER, WOLF, HALFBLOOD, YANDERE = (
+    "seer", "witch", "hunter", "idiot", "villager", "wolf", "halfblood", "yandere",
+)
+ROLE_NAMES = {
+    SEER: "预言家", WITCH: "女巫", HUNTER: "猎人", IDIOT: "白痴", VILLAGER: "村民", WOLF: "狼人",
+    HALFBLOOD: "混血儿", YANDERE: "病娇",
+}
+GODS = (SEER, WITCH, HUNTER, IDIOT)  # 特（神职）
+VILLAGE, WOLVES = "village", "wolf"
+CAMP_NAMES = {VILLAGE: "村民阵营", WOLVES: "狼人阵营"}
+WOLF_GROUP = "wolves"  # 狼群
+STANDARD_DECK = [SEER, WITCH, HUNTER, IDIOT] + [VILLAGER] * 4 + [WOLF] * 4 + [HALFBLOOD, YANDERE]
+OPTION_MIXED_IN_GROUP = "混子入狼群"
+
+# skill ids
+RECOGNIZE, CHECK, KILL, SPIRIT, ANTIDOTE, POISON = "recognize", "check", "kill", "spirit", "antidote", "poison"
+SHOOT, SUCCEED, FEIGN, DUEL, SLASH, SURRENDER, LAST_WORDS = (
+    "shoot", "succeed", "feign", "duel", "slash", "surrender", "last_words",
+)
+LAST_WORDS_COUNT = 4  # 遗言数量等于4
+
+
+# -- small queries -----------------------------------------------------------------------------
+def _role_alive(state: GameState, role: str) -> bool:
+    return any(c.alive for c in state.chars.values() if c.role == role)
+
+
+def _group(state: GameState) -> tuple[str, ...]:
+    return state.groups.get(WOLF_GROUP, ())
+
+
+def _alive_group(state: GameState) -> list[str]:
+    return [n for n in _group(state) if state.is_alive(n)]
+
+
+def _witch(state: GameState) -> Any:
+    witches = state.with_role(WITCH)
+    return witches[0] if witches else None
+
+
+def _has(state: GameState, name: str, role: str) -> bool:
+    c = state.char(name)
+    return c.role == role and not c.skills_lost
+
+
+def _feigned(state: GameState, name: str) -> bool:
+    return bool(state.char(name).marks.get("feigned"))
+
+
+def report(state: GameState, text: str) -> None:
+    """公示: by day at once; what happens at night (or at 开局) opens the next day."""
+    if state.phase.kind == DAY:
+        announce(state, text)
+    else:
+        state.flags.setdefault("report", []).append(text)
+
+
+# -- 开局: 认亲 -------------------------------------------------------------------------------
+def check_recognize(state: GameState, cmd: Command) -> None:
+    # 混血儿 认亲<强制>: 游戏开始时选择一名角色成为认亲对象
+    if not _has(state, cmd.actor, HALFBLOOD):
+        raise IllegalCommand(f"{cmd.actor}不是混血儿，不能认亲")
+    if cmd.target == cmd.actor:
+        raise IllegalCommand("混血儿不能认亲自己")
+    if "recognized" in state.flags:
+        raise IllegalCommand("混血儿已经认亲")
+
+
+def apply_recognize(state: GameState, cmd: Command) -> None:
+    state.flags["recognized"] = cmd.target
+
+
+def settle_start(state: GameState) -> None:
+    """总体流程 1-3: 混血儿 joins the target's camp, 病娇 learns it and joins the opposite; 狼人共群."""
+    halfbloods = state.with_role(HALFBLOOD)
+    yanderes = state.with_role(YANDERE)
+    for hb in halfbloods:
+        target = state.flags.get("recognized")
+        if target is None:
+            # 混血儿一定时间内不发动技能，技能目标由导演通过小镇的随机选取决定
+            target = draw(state, "混血儿认亲", [n for n in state.order if n != hb.name])
+            state.flags["recognized"] = target
+            feedback(state, hb.name, "认亲", target, None, f"你未按时认亲，导演随机选取的认亲对象是{target}。")
+        assert target is not None
+        t = state.char(target)
+        if t.role == YANDERE:
+            # 若混血儿认亲对象为病娇时，则混血儿阵营为村民阵营 / 病娇阵营为狼人阵营
+            set_camp(state, hb.name, VILLAGE)
+            set_camp(state, t.name, WOLVES)
+        else:
+            set_camp(state, hb.name, t.camp)
+            for yd in yanderes:
+                set_camp(state, yd.name, VILLAGE if t.camp == WOLVES else WOLVES)
+        for yd in yanderes:
+            feedback(state, yd.name, "认亲", target, None, f"混血儿的认亲对象是{target}。")
+    _form_wolf_group(state)
+
+
+def _form_wolf_group(state: GameState) -> None:
+    members = [c.name for c in state.chars.values() if c.role == WOLF]
+    if state.options.get(OPTION_MIXED_IN_GROUP):
+        members += [c.name for c in state.chars.values() if c.role in (HALFBLOOD, YANDERE) and c.camp == WOLVES]
+    members.sort(key=lambda n: state.char(n).seat)
+    state.groups[WOLF_GROUP] = tuple(members)
+    group_notice(state, WOLF_GROUP, "狼群成员：" + "、".join(members), members=list(members))
+
+
+# -- night -------------------------------------------------------------------------------------
+def check_check(state: GameState, cmd: Command) -> None:
+    # 预言 — 游戏日夜晚，预言家选择一名角色
+    if not _has(state, cmd.actor, SEER):
+        raise IllegalCommand(f"{cmd.actor}不是预言家，不能预言")
+    if "check" in state.acts:
+        raise IllegalCommand("今晚已经预言过了")
+
+
+def apply_check(state: GameState, cmd: Command) -> None:
+    state.acts["check"] = (cmd.actor, cmd.target)
+
+
+def check_kill(state: GameState, cmd: Command) -> None:
+    # 杀人 — 该阵营共群的角色可以共同指杀一名角色 (rulings: the last submission stands)
+    if cmd.actor not in _group(state):
+        raise IllegalCommand(f"{cmd.actor}不在狼群中，不能杀人")
+
+
+def apply_kill(state: GameState, cmd: Command) -> None:
+    state.acts["kill"] = cmd.target
+
+
+def _check_witch(state: GameState, cmd: Command, skill: str, name: str) -> None:
+    if not _has(state, cmd.actor, WITCH):
+        raise IllegalCommand(f"{cmd.actor}不是女巫，不能使用{name}")
+    if not state.char(cmd.actor).has_charge(skill):
+        raise IllegalCommand(f"{name}已经用过了")
+
+
+def check_antidote(state: GameState, cmd: Command) -> None:
+    # 救药<限定> — 女巫选择一名除自己之外的角色; <毒药>发动后，该夜晚不可发动<救药>
+    _check_witch(state, cmd, ANTIDOTE, "救药")
+    if cmd.target == cmd.actor:
+        raise IllegalCommand("救药不能用在女巫自己身上")
+    if "poison" in state.acts:
+        raise IllegalCommand("今晚已经使用毒药，不能再使用救药")
+
+
+def apply_antidote(state: GameState, cmd: Command) -> None:
+    witch = state.char(cmd.actor)
+    witch.spend(ANTIDOTE)
+    witch.charges[SPIRIT] = 0  # <救药>发动后，失去技能<通灵>
+    state.acts["save"] = cmd.target
+
+
+def check_poison(state: GameState, cmd: Command) -> None:
+    # 毒药<限定>; <救药>发动后…该夜晚不可发动<毒药>
+    _check_witch(state, cmd, POISON, "毒药")
+    if "save" in state.acts:
+        raise IllegalCommand("今晚已经使用救药，不能再使用毒药")
+
+
+def apply_poison(state: GameState, cmd: Command) -> None:
+    state.char(cmd.actor).spend(POISON)
+    state.acts["poison"] = cmd.target
+
+
+def on_stage_closed(state: GameState, stage: int) -> None:
+    stage_id = PINMING.night_stages[stage].id
+    if stage_id == "seer" and "check" in state.acts:
+        seer, target = state.acts["check"]
+        # 若该角色属于村民阵营，反馈<村民阵营>；否则，反馈<非村民阵营>
+        result = "村民阵营" if state.char(target).camp == VILLAGE else "非村民阵营"
+        feedback(state, seer, "预言", target, result, f"你预言了{target}：{result}。")
+    elif stage_id == "wolves":
+        witch = _witch(state)
+        # 通灵<强制> — 反馈被指杀的角色 (while she still holds 通灵)
+        if witch and witch.alive and not witch.skills_lost and witch.has_charge(SPIRIT):
+            kill = state.acts.get("kill")
+            killed = [kill] if kill else []
+            feedback(state, witch.name, "通灵", None, killed,
+                     f"今晚被指杀的角色：{kill}。" if kill else "今晚没有角色被指杀。")
+
+
+def settle_night(state: GameState) -> None:
+    """总体流程 5(4)(5): 指杀结算 (the 救药 target survives), then 毒药结算."""
+    kill = state.acts.get("kill")
+    if kill and kill != state.acts.get("save") and state.is_alive(kill):
+        put_out(state, kill, "杀人")
+    poison = state.acts.get("poison")
+    if poison and state.is_alive(poison):
+        put_out(state, poison, "毒药")
+
+
+# -- reactive prompts --------------------------------------------------------------------------
+def on_out(state: GameState, name: str, cause: str) -> None:
+    c = state.char(name)
+    if "showdown" in state.flags:
+        return  # the showdown raises no prompts: it ends the game
+    # 遗言数量等于4; 红牌罚下出局的角色没有遗言权利
+    if cause != "罚下" and state.flags.get("last_words_given", 0) < LAST_WORDS_COUNT:
+        state.flags["last_words_given"] = state.flags.get("last_words_given", 0) + 1
+        c.marks["last_words"] = "open"
+        notice(state, name, "你可以留下遗言（次日讨论日开始前提交）。", right="遗言")
+    # 最后一枪<限定> — 当猎人并非因红牌罚下而出局后
+    if c.role == HUNTER and not c.skills_lost and c.has_charge(SHOOT) and cause != "罚下":
+        push_prompt(state, Prompt(name, SHOOT, "选择一名其他角色，该角色立即出局。"))
+    if state.sheriff == name:
+        if cause == "罚下":
+            # 红牌罚下的警长<殉职>对象随机选择
+            successor = draw(state, "罚下警长的继任者", _successor_candidates(state, name))
+            _hand_badge(state, successor)
+        else:
+            # 殉职<强制>; 猎人警长出局后，依次发动<最后一枪>、<殉职>
+            push_prompt(state, Prompt(name, SUCCEED, "选择继任警长，或撕掉警徽。"))
+
+
+def _successor_candidates(state: GameState, sheriff: str) -> list[str]:
+    # 白痴装傻后不能成为警长<殉职>的目标
+    return [n for n in state.order if n != sheriff and state.is_alive(n) and not _feigned(state, n)]
+
+
+def _hand_badge(state: GameState, successor: str | None) -> None:
+    old = state.sheriff
+    set_sheriff(state, successor)
+    if successor:
+        report(state, f"警长{old}殉职，警徽移交给{successor}。")
+    else:
+        report(state, f"警长{old}撕掉了警徽。")
+
+
+def answer_prompt(state: GameState, prompt: Prompt, cmd: Command) -> None:
+    target = cmd.targets[0]
+    if prompt.skill == SHOOT:
+        if target == cmd.actor:
+            raise IllegalCommand("最后一枪需要选择一名其他角色")
+        state.char(cmd.actor).spend(SHOOT)
+        report(state, f"猎人{cmd.actor}发动最后一枪，{target}出局。")
+        put_out(state, target, "最后一枪")
+    elif prompt.skill == SUCCEED:
+        if target == TEAR_BADGE:
+            _hand_badge(state, None)
+            return
+        if target not in _successor_candidates(state, cmd.actor):
+            raise IllegalCommand(f"{target}不能继任警长")
+        _hand_badge(state, target)
+
+
+def prompt_default(state: GameState, prompt: Prompt) -> None:
+    if prompt.skill == SHOOT:
+        director_text = f"猎人{prompt.actor}未按时发动最后一枪，视为放弃。"
+        emit(state, NOTICE, Audience.director(), director_text)
+    elif prompt.skill == SUCCEED:
+        # 警长未按时发动<殉职>后，则视为撕掉警徽 (the later copy of the flow section)
+        _hand_badge(state, None)
+
+
+# -- day ---------------------------------------------------------------------------------------
+def resolve_vote(state: GameState) -> None:
+    """讨论日获得投票最多的角色将出局; 平票无人出局; 警长 1.5 票; 白痴 装傻<强制>."""
+    counts = tally(state, PINMING)
+    top = top_of(counts)
+    summary = "，".join(f"{t} {_fmt(v)}票" for t, v in sorted(counts.items(), key=lambda kv: -kv[1]))
+    announce(state, f"{state.phase.label}投票结束。" + (f"票数：{summary}。" if summary else "无人投票。"))
+    if len(top) != 1:
+        announce(state, "平票，无人出局。" if top else "无人出局。")
+        return
+    target = top[0]
+    c = state.char(target)
+    if c.role == IDIOT and not c.skills_lost and c.has_charge(FEIGN):
+        # 装傻<强制><限定>: 避免出局，并公示; 若白痴是警长，须移交警长
+        c.spend(FEIGN)
+        c.marks["feigned"] = True
+        announce(state, f"{target}是白痴，发动装傻，免于出局。无人出局。")
+        if state.sheriff == target:
+            push_prompt(state, Prompt(target, SUCCEED, "你发动了装傻，须移交警长（或撕掉警徽）。"))
+        return
+    announce(state, f"{target}被投票出局。")
+    put_out(state, target, "投票")
+
+
+def _fmt(v: float) -> str:
+    return str(int(v)) if v == int(v) else str(v)
+
+
+def elect(state: GameState) -> None:
+    """竞岗<强制> — 第一天投票结束后，最先获得投票数最多的角色当选警长."""
+    counts = tally(state, PINMING)
+    summary = "，".join(f"{t} {_fmt(v)}票" for t, v in sorted(counts.items(), key=lambda kv: -kv[1]))
+    winner = elect_sheriff(state)
+    if winner is None:
+        announce(state, "第1天投票结束，无人投票，本局暂无警长。")
+        return
+    announce(state, f"第1天投票结束（{summary}），{winner}当选警长。")
+    set_sheriff(state, winner)
+
+
+def red_card(state: GameState, name: str) -> None:
+    # 红牌罚下: no last words, no 最后一枪, random successor
+    report(state, f"{name}被红牌罚下。")
+    put_out(state, name, "罚下")
+
+
+# -- 决战 / 拍刀 / 投降 -----------------------------------------------------------------------
+def check_duel(state: GameState, cmd: Command) -> None:
+    # 决战<限定> — 该阵营共群的角色可以选择是否拍刀，若群内所有人同意则进入拍刀环节
+    if cmd.actor not in _group(state):
+        raise IllegalCommand(f"{cmd.actor}不在狼群中，不能发起决战")
+    if cmd.actor in state.acts.get("duel", ()):
+        raise IllegalCommand("本阶段已经同意决战")
+
+
+def apply_duel(state: GameState, cmd: Command) -> None:
+    posted = state.acts.setdefault("duel", [])
+    posted.append(cmd.actor)
+    if all(n in posted for n in _alive_group(state)):
+        start_showdown(state)
+
+
+def _wolves_alive(state: GameState) -> int:
+    return sum(1 for c in state.chars.values() if c.role == WOLF and c.alive)
+
+
+def start_showdown(state: GameState) -> None:
+    wolves = [n for n in _group(state)]
+    announce(state, "狼人全员同意决战，进入拍刀环节，讨论帖关闭。狼人马甲：" + "、".join(wolves) + "。")
+    witch = _witch(state)
+    if witch and witch.alive and witch.has_charge(ANTIDOTE):
+        # 若女巫持有救药时狼人拍刀，狼人阵营立即判负
+        announce(state, "女巫仍持有救药，狼人阵营判负。")
+        judge_lost(state, WOLVES, "女巫持有救药时拍刀")
+        return
+    # 夜间狼刀数为剩余狼人数量；白天为剩余狼人数量-1
+    knives = _wolves_alive(state) - (1 if state.phase.kind == DAY else 0)
+    state.flags["showdown"] = {"knives": knives}
+    group_notice(state, WOLF_GROUP, f"请提交{knives}个拍刀目标（按顺序）。", knives=knives)
+    if knives <= 0:
+        settle_slash(state, [])
+
+
+def check_slash(state: GameState, cmd: Command) -> None:
+    showdown = state.flags.get("showdown")
+    if showdown is None:
+        raise IllegalCommand("没有进入拍刀环节，不能拍刀")
+    if cmd.actor not in _group(state):
+        raise IllegalCommand(f"{cmd.actor}不在狼群中，不能拍刀")
+    if len(cmd.targets) != showdown["knives"]:
+        raise IllegalCommand(f"拍刀需要提交恰好{showdown['knives']}个目标")
+    if len(set(cmd.targets)) != len(cmd.targets):
+        raise IllegalCommand("拍刀目标不能重复")
+
+
+def apply_slash(state: GameState, cmd: Command) -> None:
+    settle_slash(state, list(cmd.targets))
+
+
+def settle_slash(state: GameState, targets: list[str]) -> None:
+    """拍刀结算: 女巫存活还有毒药 → 狼刀数-1; 砍到猎人且猎人不是最后一神 → 狼刀数-1 (不告知狼人)."""
+    knives = state.flags["showdown"]["knives"]
+    witch = _witch(state)
+    if witch and witch.alive and witch.has_charge(POISON):
+        knives -= 1
+    taken: list[str] = []
+    for target in targets:
+        if knives <= 0:
+            break
+        other_god_alive = any(c.alive and c.role in GODS and c.name != target for c in state.chars.values())
+        knives -= 1
+        if state.char(target).role == HUNTER and other_god_alive:
+            knives -= 1
+        taken.append(target)
+        announce(state, f"拍刀：{target}出局。")
+        put_out(state, target, "拍刀")
+    # 若提交的刀法可以达成胜利条件则狼人胜利，反之村民阵营胜利
+    check_outcome(state)
+    declare_win(state, VILLAGE, "拍刀未达成胜利条件")
+
+
+def check_surrender(state: GameState, cmd: Command) -> None:
+    # 所有狼人阵营共群狼人（包括已出局角色）同意投降时，对应阵营优先判负
+    if cmd.actor not in _group(state):
+        raise IllegalCommand(f"{cmd.actor}不在狼群中，不能投降")
+    if cmd.actor in state.flags.get("surrender", ()):
+        raise IllegalCommand("已经同意投降")
+
+
+def apply_surrender(state: GameState, cmd: Command) -> None:
+    posted = state.flags.setdefault("surrender", [])
+    posted.append(cmd.actor)
+    if all(n in posted for n in _group(state)):
+        announce(state, "狼人阵营投降。")
+        judge_lost(state, WOLVES, "投降")
+
+
+def check_last_words(state: GameState, cmd: Command) -> None:
+    c = state.char(cmd.actor)
+    if c.alive or c.marks.get("last_words") != "open":
+        raise IllegalCommand(f"{cmd.actor}没有遗言权利（遗言只给最先出局的{LAST_WORDS_COUNT}名角色）")
+
+
+def apply_last_words(state: GameState, cmd: Command) -> None:
+    state.char(cmd.actor).marks["last_words"] = "used"
+    announce(state, f"{cmd.actor}的遗言：{cmd.text}")
+
+
+def _no_check(state: GameState, cmd: Command) -> None:
+    return None
+
+
+def _never(state: GameState, cmd: Command) -> None:
+    raise IllegalCommand("品茗的白痴装傻为强制技能，由导演直接结算，无需提交")
+
+
+# -- the ruleset -------------------------------------------------------------------------------
+NIGHT_STAGES = (
+    NightStage("seer", "预言家行动", frozenset({CHECK})),
+    NightStage("wolves", "狼人行动", frozenset({KILL})),
+    NightStage("witch", "女巫行动", frozenset({ANTIDOTE, POISON}), opens_with_night=False),
+)
+
+_DN = frozenset({DAY, NIGHT})
+_ANY = frozenset({START, DAY, NIGHT})
+SKILLS = {
+    s.id: s
+    for s in (
+        SkillSpec(RECOGNIZE, "认亲", frozenset({START}), ONE_TARGET, check_recognize, apply_recognize),
+        SkillSpec(CHECK, "预言", frozenset({NIGHT}), ONE_TARGET, check_check, apply_check),
+        SkillSpec(KILL, "杀人", frozenset({NIGHT}), ONE_TARGET, check_kill, apply_kill, audience="group:wolves"),
+        SkillSpec(ANTIDOTE, "救药", frozenset({NIGHT}), ONE_TARGET, check_antidote, apply_antidote),
+        SkillSpec(POISON, "毒药", frozenset({NIGHT}), ONE_TARGET, check_poison, apply_poison),
+        SkillSpec(SHOOT, "最后一枪", _ANY, ONE_TARGET, _no_check, _no_check, prompt=True, actor_may_be_out=True),
+        SkillSpec(SUCCEED, "殉职", _ANY, SUCCESSOR, _no_check, _no_check, prompt=True, actor_may_be_out=True),
+        SkillSpec(FEIGN, "装傻", _ANY, YES_NO, _never, _no_check, prompt=True),
+        SkillSpec(DUEL, "决战", _DN, NO_TARGET, check_duel, apply_duel, audience="group:wolves"),
+        SkillSpec(SLASH, "拍刀", _DN, MANY_TARGETS, check_slash, apply_slash, audience="group:wolves"),
+        SkillSpec(SURRENDER, "投降", _DN, NO_TARGET, check_surrender, apply_surrender, actor_may_be_out=True,
+                  audience="group:wolves"),
+        SkillSpec(LAST_WORDS, "遗言", _ANY, FREE_TEXT, check_last_words, apply_last_words, actor_may_be_out=True),
+    )
+}
+
+
+class Pinming(Ruleset):
+    def deal(self, count: int, rng: random.Random) -> list[str]:
+        if count != len(STANDARD_DECK):
+            raise ValueError(f"品茗的标准配置是{len(STANDARD_DECK)}人，随机发身份需要恰好{len(STANDARD_DECK)}名玩家")
+        return list(STANDARD_DECK)
+
+    def validate_roles(self, roles: list[str]) -> None:  # type: ignore[override]
+        for role in (HALFBLOOD, YANDERE):
+            if roles.count(role) > 1:
+                raise ValueError(f"品茗最多只能有一名{ROLE_NAMES[role]}")
+
+    def setup(self, state: GameState) -> None:
+        # 角色在被分发身份后，最开始属于其身份所属阵营
+        for c in state.chars.values():
+            c.camp = WOLVES if c.role == WOLF else VILLAGE
+            if c.role == WITCH:
+                c.charges.update({SPIRIT: 1, ANTIDOTE: 1, POISON: 1})
+            elif c.role == HUNTER:
+                c.charges[SHOOT] = 1
+            elif c.role == IDIOT:
+                c.charges[FEIGN] = 1
+        state.camps_in_game = [VILLAGE, WOLVES]
+        for c in state.chars.values():
+            notice(state, c.name, f"你的身份是{ROLE_NAMES[c.role]}。", role=ROLE_NAMES[c.role])
+
+    def gate(self, state: GameState, cmd: Command) -> str | None:
+        # 若进入拍刀环节，导演会立即关闭当日聊天贴 — only 拍刀 (and the director's 关门/判负) go on
+        if "showdown" in state.flags and cmd.skill not in (SLASH, CLOSE_PHASE, JUDGE_LOSS, PROMPT_TIMEOUT):
+            return "拍刀环节进行中，讨论帖已关闭"
+        return None
+
+    def on_phase_start(self, state: GameState) -> None:
+        if state.phase.kind == NIGHT:
+            announce(state, f"{state.phase.label}开始，请有夜间技能的角色在时限内行动。")
+            return
+        n = state.phase.number
+        lines = [f"第{n}天讨论日开始。"]
+        if n == 1:
+            lines.append("今天是小镇传统竞选警长日，投票最高者当选警长，不会有人因投票出局。")
+        else:
+            voted = [o.player for o in state.outs if o.phase.kind == DAY and o.phase.number == n - 1
+                     and o.cause == "投票"]
+            lines.append("昨日投票出局：" + ("、".join(voted) if voted else "无") + "。")
+            night = [o.player for o in state.outs if o.phase.kind == NIGHT and o.phase.number == n - 1]
+            lines.append("昨夜出局：" + "、".join(night) + "。" if night else "昨夜无人出局。")
+        lines.extend(state.flags.pop("report", []))
+        lines.append(f"当日警长：{state.sheriff}。" if state.sheriff else "当日警长：无。")
+        announce(state, "".join(lines))
+
+    def on_stage_closed(self, state: GameState, stage: int) -> None:
+        on_stage_closed(state, stage)
+
+    def settlement(self, state: GameState) -> list[tuple[Any, ...]]:
+        kind = state.phase.kind
+        if kind == START:
+            return [("start",)]
+        if kind == NIGHT:
+            return [("showdown_lapse",), ("night",)]
+        first = ("election",) if state.phase.number == 1 else ("vote",)
+        return [("showdown_lapse",), first, ("red_cards",)]
+
+    def run_task(self, state: GameState, task: tuple[Any, ...]) -> None:
+        name = task[0]
+        if name == "start":
+            settle_start(state)
+            check_outcome(state)
+        elif name == "night":
+            settle_night(state)
+        elif name == "election":
+            elect(state)
+        elif name == "vote":
+            resolve_vote(state)
+        elif name == "red_cards":
+            settle_red_cards(state, self)
+        elif name == "showdown_lapse":
+            if "showdown" in state.flags:
+                # 拍刀环节 closed with no 拍刀 submitted: 村民阵营 wins
+                announce(state, "狼人未在时限内提交拍刀，村民阵营胜利。")
+                declare_win(state, VILLAGE, "未提交拍刀")
+        else:
+            raise ValueError(name)
+
+    def on_out(self, state: GameState, name: str, cause: str) -> None:
+        on_out(state, name, cause)
+
+    def answer_prompt(self, state: GameState, prompt: Prompt, cmd: Command) -> None:
+        answer_prompt(state, prompt, cmd)
+
+    def prompt_default(self, state: GameState, prompt: Prompt) -> None:
+        prompt_default(state, prompt)
+
+    def can_vote(self, state: GameState, voter: str) -> str | None:
+        if _feigned(state, voter):
+            return f"{voter}已发动装傻，不能参与投票"
+        return None
+
+    def can_be_voted(self, state: GameState, target: str) -> str | None:
+        if _feigned(state, target):
+            return f"{target}已发动装傻，不能成为投票对象"
+        return None
+
+    def vote_weight(self, state: GameState, voter: str) -> float:
+        # 带队<强制> — 警长投出的票计为1.5票
+        return 1.5 if voter == state.sheriff else 1.0
+
+    def red_card(self, state: GameState, name: str) -> None:
+        red_card(state, name)
+
+    def legal_targets(self, state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:
+        alive = state.alive_names()
+        if skill == SUCCEED:
+            return [(n,) for n in alive] + [(TEAR_BADGE,)]
+        if skill in (DUEL, SURRENDER):
+            return [()]
+        if skill == SLASH:
+            showdown = state.flags.get("showdown")
+            if not showdown:
+                return []
+            rng = random.Random(len(state.log))
+            k = showdown["knives"]
+            return [tuple(rng.sample(alive, k)) for _ in range(3)] if k <= len(alive) else []
+        return [(n,) for n in alive]
+
+
+def _wolves_win(state: GameState) -> str | None:
+    # 狼人阵营胜利条件: 1、预言家、女巫、猎人、白痴出局  2、村民全部出局 (屠边)
+    gods_out = not any(c.alive for c in state.chars.values() if c.role in GODS)
+    villagers_out = not _role_alive(state, VILLAGER)
+    return WOLVES if gods_out or villagers_out else None
+
+
+def _village_wins(state: GameState) -> str | None:
+    # 村民阵营胜利条件: 狼人全部出局 (混血儿、病娇 never count)
+    return None if _role_alive(state, WOLF) else VILLAGE
+
+
+PINMING = Pinming(
+    id="pinming",
+    name="品茗",
+    aliases=("M196", "pinming", "品茗（M196）"),
+    role_names=ROLE_NAMES,
+    camp_names=CAMP_NAMES,
+    skill_aliases={"解药": "救药"},
+    night_stages=NIGHT_STAGES,
+    options={
+        OPTION_MIXED_IN_GROUP: OptionSpec(
+            OPTION_MIXED_IN_GROUP, False,
+            "为真时，属于狼人阵营的混血儿/病娇也加入狼群，参与杀人、决战与投降。",
+        )
+    },
+    skills=SKILLS,
+    min_players=2,
+    max_players=30,
+    last_words=LAST_WORDS_COUNT,
+    loss_conditions=(),
+    win_conditions=(Condition("狼人阵营胜利条件", _wolves_win), Condition("村民阵营胜利条件", _village_wins)),
+)
