@@ -7,9 +7,36 @@ from .engine.registry import find_ruleset
 from .sim.bots import play_random_game
 
 DEMO_NAMES = [
-    "饺子", "包子", "烧麦", "锅贴", "馄饨", "油条", "豆花", "粽子", "汤圆", "月饼", "春卷", "麻花", "年糕", "米糕",
-    "糍粑", "花卷", "馒头", "酥饼", "腊肠", "米粉", "茉莉", "龙井", "红茶", "奶茶", "青团", "肉松", "面条", "糖葫芦",
-    "烧饼", "凉皮",
+    "饺子",
+    "包子",
+    "烧麦",
+    "锅贴",
+    "馄饨",
+    "油条",
+    "豆花",
+    "粽子",
+    "汤圆",
+    "月饼",
+    "春卷",
+    "麻花",
+    "年糕",
+    "米糕",
+    "糍粑",
+    "花卷",
+    "馒头",
+    "酥饼",
+    "腊肠",
+    "米粉",
+    "茉莉",
+    "龙井",
+    "红茶",
+    "奶茶",
+    "青团",
+    "肉松",
+    "面条",
+    "糖葫芦",
+    "烧饼",
+    "凉皮",
 ]
 
 
@@ -31,8 +58,7 @@ def run_demo(ruleset: str, seed: int = 1, players: int | None = None) -> str:
     lines += ["", "==== 复盘（导演视角） ====", "身份："]
     for name in state.order:
         c = state.chars[name]
-        lines.append(f"  {name}：{rs.role_name(c.role)}（{rs.camp_name(c.camp)}）"
-                     + ("" if c.alive else "，已出局"))
+        lines.append(f"  {name}：{rs.role_name(c.role)}（{rs.camp_name(c.camp)}）" + ("" if c.alive else "，已出局"))
     phase = None
     for e in state.log:
         if e.kind == ANNOUNCE:
@@ -42,8 +68,11 @@ def run_demo(ruleset: str, seed: int = 1, players: int | None = None) -> str:
             lines.append(f"-- {phase} --")
         if e.kind == ACCEPTED:
             cmd = e.data["command"]
-            targets = "、".join(cmd.get("targets", [])) or cmd.get("text", "") or (
-                "" if cmd.get("answer") is None else ("是" if cmd["answer"] else "否"))
+            targets = (
+                "、".join(cmd.get("targets", []))
+                or cmd.get("text", "")
+                or ("" if cmd.get("answer") is None else ("是" if cmd["answer"] else "否"))
+            )
             skill = rs.skill_name(cmd["skill"])
             lines.append(f"  [指令] {cmd['actor']} {skill} {targets}".rstrip())
         elif e.kind == FEEDBACK:

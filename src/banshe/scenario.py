@@ -172,14 +172,14 @@ def to_command(rs: Ruleset, raw: list[Any]) -> Command:
         sid = _DIRECTOR_SKILLS.get(skill_name)
         if sid is None:
             raise IllegalCommand(f"未知的导演指令：{skill_name}")
-        targets = tuple(str(t) for t in rest[:1])
+        director_targets = tuple(str(t) for t in rest[:1])
         amount = None
         if len(rest) > 1:
             try:
                 amount = int(rest[1])
             except (TypeError, ValueError):
                 raise IllegalCommand(f"扣分需要整数分值：{rest[1]}") from None
-        return Command(DIRECTOR, sid, targets, amount=amount)
+        return Command(DIRECTOR, sid, director_targets, amount=amount)
     sid = skill_id(rs, skill_name)
     if sid is None:
         raise IllegalCommand(f"{rs.name}没有技能“{skill_name}”")
@@ -320,14 +320,17 @@ def transcript(state: GameState, records: list[PhaseRecord]) -> dict[str, Any]:
                 private.setdefault(e.audience.members[0], []).append(
                     {"skill": e.data["skill"], "target": e.data.get("target"), "result": e.data.get("result")}
                 )
-        phases.append({
-            "phase": label,
-            "announcements": announcements,
-            "private": private,
-            "rejected": [{"index": x.index, "input": x.input, "reason": x.reason} for x in r.rejected],
-        })
-    sheriff = [{"phase": e.phase, "player": e.data.get("player")} for e in state.log
-               if e.kind == SHERIFF and e.phase in played]
+        phases.append(
+            {
+                "phase": label,
+                "announcements": announcements,
+                "private": private,
+                "rejected": [{"index": x.index, "input": x.input, "reason": x.reason} for x in r.rejected],
+            }
+        )
+    sheriff = [
+        {"phase": e.phase, "player": e.data.get("player")} for e in state.log if e.kind == SHERIFF and e.phase in played
+    ]
     return {
         "ruleset": rs.name,
         "phases": phases,

@@ -12,7 +12,25 @@ from .registry import all_rulesets, find_ruleset, get_ruleset
 from .view import legal_commands, view
 
 __all__ = [
-    "ABSTAIN", "DIRECTOR", "Command", "IllegalCommand", "GameEnded", "Step", "apply_in_place", "new_game",
-    "replay", "step", "Audience", "Event", "Character", "GameState", "Phase", "Prompt", "all_rulesets",
-    "find_ruleset", "get_ruleset", "view", "legal_commands",
+    "ABSTAIN",
+    "DIRECTOR",
+    "Command",
+    "IllegalCommand",
+    "GameEnded",
+    "Step",
+    "apply_in_place",
+    "new_game",
+    "replay",
+    "step",
+    "Audience",
+    "Event",
+    "Character",
+    "GameState",
+    "Phase",
+    "Prompt",
+    "all_rulesets",
+    "find_ruleset",
+    "get_ruleset",
+    "view",
+    "legal_commands",
 ]

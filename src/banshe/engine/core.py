@@ -8,6 +8,7 @@ raises GameEnded internally, which stops all further settlement.
 
 from __future__ import annotations
 
+import contextlib
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -48,7 +49,17 @@ from .events import (
 )
 from .model import DAY, NIGHT, START, Character, GameState, Out, Phase, Prompt
 from .registry import get_ruleset
-from .ruleset import AMOUNT, FREE_TEXT, MANY_TARGETS, NO_TARGET, ONE_TARGET, SUCCESSOR, TEAR_BADGE, YES_NO, Ruleset
+from .ruleset import (
+    AMOUNT,
+    FREE_TEXT,
+    MANY_TARGETS,
+    NO_TARGET,
+    ONE_TARGET,
+    SUCCESSOR,
+    TEAR_BADGE,
+    YES_NO,
+    Ruleset,
+)
 
 
 class GameEnded(Exception):
@@ -170,8 +181,14 @@ def check_outcome(state: GameState) -> None:
         for camp in cond.test(state) or ():
             if camp in state.camps_in_game and camp not in state.lost_camps:
                 state.lost_camps.append(camp)
-                emit(state, LOST, Audience.director(), f"{rs.camp_name(camp)}判负（{cond.name}）",
-                     camp=camp, reason=cond.name)
+                emit(
+                    state,
+                    LOST,
+                    Audience.director(),
+                    f"{rs.camp_name(camp)}判负（{cond.name}）",
+                    camp=camp,
+                    reason=cond.name,
+                )
     for cond in rs.win_conditions:
         camp = cond.test(state)
         if camp is not None and camp not in state.lost_camps:
@@ -272,8 +289,7 @@ def run_agenda(state: GameState) -> None:
             if not state.prompt_raised:
                 state.prompt_raised = True
                 head = state.prompts[0]
-                notice(state, head.actor, f"请发动<{rs.skill_name(head.skill)}>。{head.reason}",
-                       prompt=head.skill)
+                notice(state, head.actor, f"请发动<{rs.skill_name(head.skill)}>。{head.reason}", prompt=head.skill)
             return
         if not state.agenda:
             return
@@ -330,10 +346,8 @@ def _validate(state: GameState, rs: Ruleset, cmd: Command) -> Any:
         # answer_prompt checks before it changes anything; run it on a copy first to be sure
         probe = state.clone()
         probe.prompts.pop(0)
-        try:
+        with contextlib.suppress(GameEnded):
             rs.answer_prompt(probe, head, cmd)
-        except GameEnded:
-            pass
         return answer
     if not actor.alive and not spec.actor_may_be_out:
         raise IllegalCommand(f"{cmd.actor}已出局，不能发动<{spec.name}>", "actor_out")
@@ -569,8 +583,7 @@ def new_game(
         if key not in rs.options:
             raise ValueError(f"{rs.name}没有选项“{key}”")
         opts[key] = value
-    state = GameState(ruleset=rs.id, seed=seed, options=opts, order=tuple(names), chars={},
-                      rng=random.Random(seed))
+    state = GameState(ruleset=rs.id, seed=seed, options=opts, order=tuple(names), chars={}, rng=random.Random(seed))
     if roles is None:
         dealt = rs.deal(len(names), state.rng)
         state.rng.shuffle(dealt)
@@ -617,9 +630,42 @@ def replay(state: GameState) -> GameState:
 
 
 __all__ = [
-    "DIRECTOR", "START", "DAY", "NIGHT", "Phase", "Step", "GameEnded", "step", "apply_in_place", "new_game",
-    "replay", "emit", "announce", "feedback", "notice", "draw", "put_out", "set_sheriff", "push_prompt",
-    "judge_lost", "declare_win", "check_outcome", "tally", "top_of", "elect_sheriff", "give_card",
-    "settle_red_cards", "set_camp", "CHANCE", "FEEDBACK", "NOTICE", "OUT", "SHERIFF", "WIN", "LOST", "CAMP",
-    "ANNOUNCE", "ACCEPTED",
+    "DIRECTOR",
+    "START",
+    "DAY",
+    "NIGHT",
+    "Phase",
+    "Step",
+    "GameEnded",
+    "step",
+    "apply_in_place",
+    "new_game",
+    "replay",
+    "emit",
+    "announce",
+    "feedback",
+    "notice",
+    "draw",
+    "put_out",
+    "set_sheriff",
+    "push_prompt",
+    "judge_lost",
+    "declare_win",
+    "check_outcome",
+    "tally",
+    "top_of",
+    "elect_sheriff",
+    "give_card",
+    "settle_red_cards",
+    "set_camp",
+    "CHANCE",
+    "FEEDBACK",
+    "NOTICE",
+    "OUT",
+    "SHERIFF",
+    "WIN",
+    "LOST",
+    "CAMP",
+    "ANNOUNCE",
+    "ACCEPTED",
 ]

@@ -80,8 +80,16 @@ class Character:
 
     def clone(self) -> Character:
         return Character(
-            self.name, self.seat, self.role, self.camp, self.alive, self.lives, set(self.statuses),
-            dict(self.charges), copy.deepcopy(self.marks) if self.marks else {}, self.skills_lost,
+            self.name,
+            self.seat,
+            self.role,
+            self.camp,
+            self.alive,
+            self.lives,
+            set(self.statuses),
+            dict(self.charges),
+            copy.deepcopy(self.marks) if self.marks else {},
+            self.skills_lost,
         )
 
 
@@ -219,8 +227,16 @@ class GameState:
             "acts": repr(self.acts),
             "flags": repr(self.flags),
             "chars": {
-                n: (c.role, c.camp, c.alive, c.lives, sorted(c.statuses), sorted(c.charges.items()),
-                    repr(c.marks), c.skills_lost)
+                n: (
+                    c.role,
+                    c.camp,
+                    c.alive,
+                    c.lives,
+                    sorted(c.statuses),
+                    sorted(c.charges.items()),
+                    repr(c.marks),
+                    c.skills_lost,
+                )
                 for n, c in self.chars.items()
             },
             "log": [(e.kind, e.phase, e.audience, dict(e.data), e.text) for e in self.log],

@@ -42,7 +42,6 @@ class RandomBot:
 
 def play_random_game(ruleset: str, players: list[str], seed: int, max_phases: int = 200) -> GameState:
     """Deal with `seed` and play to the end with random legal bots."""
-    rs = get_ruleset(ruleset) if ruleset in ("pinming",) else None
     state = new_game(ruleset, players, seed=seed)
     rs = get_ruleset(state.ruleset)
     rng = random.Random(seed * 7919 + 17)

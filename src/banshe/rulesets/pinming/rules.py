@@ -8,7 +8,13 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from banshe.engine.commands import ABSTAIN, DIRECTOR, JUDGE_LOSS, CLOSE_PHASE, PROMPT_TIMEOUT, Command, IllegalCommand
+from banshe.engine.commands import (
+    CLOSE_PHASE,
+    JUDGE_LOSS,
+    PROMPT_TIMEOUT,
+    Command,
+    IllegalCommand,
+)
 from banshe.engine.core import (
     announce,
     check_outcome,
@@ -28,7 +34,7 @@ from banshe.engine.core import (
     tally,
     top_of,
 )
-from banshe.engine.events import Audience, NOTICE
+from banshe.engine.events import NOTICE, Audience
 from banshe.engine.model import DAY, NIGHT, START, GameState, Prompt
 from banshe.engine.ruleset import (
     FREE_TEXT,
@@ -47,11 +53,24 @@ from banshe.engine.ruleset import (
 
 # -- names (data) ------------------------------------------------------------------------------
 SEER, WITCH, HUNTER, IDIOT, VILLAGER, WOLF, HALFBLOOD, YANDERE = (
-    "seer", "witch", "hunter", "idiot", "villager", "wolf", "halfblood", "yandere",
+    "seer",
+    "witch",
+    "hunter",
+    "idiot",
+    "villager",
+    "wolf",
+    "halfblood",
+    "yandere",
 )
 ROLE_NAMES = {
-    SEER: "预言家", WITCH: "女巫", HUNTER: "猎人", IDIOT: "白痴", VILLAGER: "村民", WOLF: "狼人",
-    HALFBLOOD: "混血儿", YANDERE: "病娇",
+    SEER: "预言家",
+    WITCH: "女巫",
+    HUNTER: "猎人",
+    IDIOT: "白痴",
+    VILLAGER: "村民",
+    WOLF: "狼人",
+    HALFBLOOD: "混血儿",
+    YANDERE: "病娇",
 }
 GODS = (SEER, WITCH, HUNTER, IDIOT)  # 特（神职）
 VILLAGE, WOLVES = "village", "wolf"
@@ -63,7 +82,13 @@ OPTION_MIXED_IN_GROUP = "混子入狼群"
 # skill ids
 RECOGNIZE, CHECK, KILL, SPIRIT, ANTIDOTE, POISON = "recognize", "check", "kill", "spirit", "antidote", "poison"
 SHOOT, SUCCEED, FEIGN, DUEL, SLASH, SURRENDER, LAST_WORDS = (
-    "shoot", "succeed", "feign", "duel", "slash", "surrender", "last_words",
+    "shoot",
+    "succeed",
+    "feign",
+    "duel",
+    "slash",
+    "surrender",
+    "last_words",
 )
 LAST_WORDS_COUNT = 4  # 遗言数量等于4
 
@@ -224,8 +249,14 @@ def on_stage_closed(state: GameState, stage: int) -> None:
         if witch and witch.alive and not witch.skills_lost and witch.has_charge(SPIRIT):
             kill = state.acts.get("kill")
             killed = [kill] if kill else []
-            feedback(state, witch.name, "通灵", None, killed,
-                     f"今晚被指杀的角色：{kill}。" if kill else "今晚没有角色被指杀。")
+            feedback(
+                state,
+                witch.name,
+                "通灵",
+                None,
+                killed,
+                f"今晚被指杀的角色：{kill}。" if kill else "今晚没有角色被指杀。",
+            )
 
 
 def settle_night(state: GameState) -> None:
@@ -479,8 +510,16 @@ SKILLS = {
         SkillSpec(FEIGN, "装傻", _ANY, YES_NO, _never, _no_check, prompt=True),
         SkillSpec(DUEL, "决战", _DN, NO_TARGET, check_duel, apply_duel, audience="group:wolves"),
         SkillSpec(SLASH, "拍刀", _DN, MANY_TARGETS, check_slash, apply_slash, audience="group:wolves"),
-        SkillSpec(SURRENDER, "投降", _DN, NO_TARGET, check_surrender, apply_surrender, actor_may_be_out=True,
-                  audience="group:wolves"),
+        SkillSpec(
+            SURRENDER,
+            "投降",
+            _DN,
+            NO_TARGET,
+            check_surrender,
+            apply_surrender,
+            actor_may_be_out=True,
+            audience="group:wolves",
+        ),
         SkillSpec(LAST_WORDS, "遗言", _ANY, FREE_TEXT, check_last_words, apply_last_words, actor_may_be_out=True),
     )
 }
@@ -526,8 +565,9 @@ class Pinming(Ruleset):
         if n == 1:
             lines.append("今天是小镇传统竞选警长日，投票最高者当选警长，不会有人因投票出局。")
         else:
-            voted = [o.player for o in state.outs if o.phase.kind == DAY and o.phase.number == n - 1
-                     and o.cause == "投票"]
+            voted = [
+                o.player for o in state.outs if o.phase.kind == DAY and o.phase.number == n - 1 and o.cause == "投票"
+            ]
             lines.append("昨日投票出局：" + ("、".join(voted) if voted else "无") + "。")
             night = [o.player for o in state.outs if o.phase.kind == NIGHT and o.phase.number == n - 1]
             lines.append("昨夜出局：" + "、".join(night) + "。" if night else "昨夜无人出局。")
@@ -597,7 +637,7 @@ class Pinming(Ruleset):
     def legal_targets(self, state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:
         alive = state.alive_names()
         if skill == SUCCEED:
-            return [(n,) for n in alive] + [(TEAR_BADGE,)]
+            return [*((n,) for n in alive), (TEAR_BADGE,)]
         if skill in (DUEL, SURRENDER):
             return [()]
         if skill == SLASH:
@@ -632,7 +672,8 @@ PINMING = Pinming(
     night_stages=NIGHT_STAGES,
     options={
         OPTION_MIXED_IN_GROUP: OptionSpec(
-            OPTION_MIXED_IN_GROUP, False,
+            OPTION_MIXED_IN_GROUP,
+            False,
             "为真时，属于狼人阵营的混血儿/病娇也加入狼群，参与杀人、决战与投降。",
         )
     },
