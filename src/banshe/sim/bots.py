@@ -6,9 +6,19 @@ unanswered prompt time out, as deadlines would.
 
 from __future__ import annotations
 
+import contextlib
 import random
 
-from ..engine.commands import CHANGE_VOTE, CLOSE_PHASE, CLOSE_STAGE, DIRECTOR, PROMPT_TIMEOUT, VOTE, Command
+from ..engine.commands import (
+    CHANGE_VOTE,
+    CLOSE_PHASE,
+    CLOSE_STAGE,
+    DIRECTOR,
+    PROMPT_TIMEOUT,
+    VOTE,
+    Command,
+    IllegalCommand,
+)
 from ..engine.core import apply_in_place, new_game
 from ..engine.model import DAY, NIGHT, GameState
 from ..engine.registry import get_ruleset
@@ -62,7 +72,7 @@ def play_random_game(ruleset: str, players: list[str], seed: int, max_phases: in
                 if cmd is not None:
                     apply_in_place(state, cmd)
             if kind == NIGHT and stage < stages - 1 and not state.over and state.phase.kind == NIGHT:
-                apply_in_place(state, Command(DIRECTOR, CLOSE_STAGE))
+                _director(state, CLOSE_STAGE)
         if kind == DAY and not state.over:
             # a second pass lets a few voters change their vote
             for name in players:
@@ -72,11 +82,17 @@ def play_random_game(ruleset: str, players: list[str], seed: int, max_phases: in
                 if cmd is not None and cmd.skill == CHANGE_VOTE:
                     apply_in_place(state, cmd)
         if not state.over:
-            apply_in_place(state, Command(DIRECTOR, CLOSE_PHASE))
+            _director(state, CLOSE_PHASE)
         _answer_prompts(state, bots)
     if not state.over:
         raise RuntimeError(f"game with seed {seed} did not end in {max_phases} phases")
     return state
+
+
+def _director(state: GameState, skill: str) -> None:
+    """The scheduler's deadline; refused when the rules have already moved on (拍刀环节)."""
+    with contextlib.suppress(IllegalCommand):
+        apply_in_place(state, Command(DIRECTOR, skill))
 
 
 def _answer_prompts(state: GameState, bots: dict[str, RandomBot]) -> None:
