@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from banshe.engine import Command, IllegalCommand, Phase, new_game, replay, step, view
-from banshe.engine.commands import CARD_RED, CLOSE_PHASE, DIRECTOR, JUDGE_LOSS, Command as Cmd
+from banshe.engine.commands import CARD_RED, CLOSE_PHASE, DIRECTOR, JUDGE_LOSS
+from banshe.engine.commands import Command as Cmd
 from banshe.engine.events import CHANCE, FEEDBACK, NOTICE
 from banshe.engine.view import is_legal, legal_commands
 
