@@ -356,7 +356,7 @@ def _validate(state: GameState, rs: Ruleset, cmd: Command) -> Any:
     if state.settling:
         raise IllegalCommand(f"{state.phase.label}已关门，正在结算", "closed")
     if state.phase.kind == NIGHT:
-        stage = rs.stage_of(cmd.skill)
+        stage = rs.stage_for(state, cmd)
         if stage is not None:
             if stage < state.stage:
                 raise IllegalCommand(f"<{spec.name}>的时限已过", "late")
