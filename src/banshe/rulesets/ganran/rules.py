@@ -697,6 +697,34 @@ def _no_check(state: GameState, cmd: Command) -> None:
     return None
 
 
+_SKILL_ROLE = {
+    ADORE: CUPID,
+    SHIELD: GUARD,
+    GARLIC: GUARD,
+    WOLF_KING: MUTU,
+    GHOST_KING: CAIN,
+    CHECK: SEER,
+    KILL: ELDER,
+    ANTIDOTE: WITCH,
+    POISON: WITCH,
+    BULLET: HUNTER,
+    CROSS: PRIEST,
+}
+
+
+def _may_use(state: GameState, actor: str, skill: str) -> bool:
+    """A cheap pre-filter for the bots' candidates (the engine still checks every command)."""
+    c = state.char(actor)
+    if skill in (BITE, SUCK):
+        return kind(c) == KIND_OF_SKILL[skill] and (c.role in (MUTU, CAIN) or c.has_charge(skill))
+    role = _SKILL_ROLE.get(skill)
+    if role is None:
+        return True
+    if c.role != role or (c.skills_lost and skill not in (WOLF_KING, GHOST_KING, KILL)):
+        return False
+    return skill not in (ANTIDOTE, POISON, BULLET, CROSS) or c.has_charge(skill)
+
+
 # -- the ruleset -------------------------------------------------------------------------------
 NIGHT_STAGES = (
     NightStage("夜晚1", "守卫行动", frozenset({SHIELD, GARLIC}), deadline="10分钟"),
@@ -842,6 +870,8 @@ class Ganran(Ruleset):
         deduct(state, name, points)
 
     def legal_targets(self, state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:
+        if not _may_use(state, actor, skill):
+            return []
         alive: list[tuple[str, ...]] = [(n,) for n in state.alive_names()]
         if skill == SUCCEED:
             return [t for t in alive if t[0] != actor]
