@@ -130,3 +130,10 @@ def test_demo_prints_thread_and_infection_chain() -> None:
     assert "==== 讨论帖公示 ====" in text
     assert "感染链" in text
     assert "胜利，结束于" in text
+
+
+def test_special_elder_out_is_not_announced_by_default() -> None:
+    # seed 4.长老: 公示“长老出局” belongs to the 村民阵营 case (option 长老出局总是公示 changes it)
+    state = _played("36_special_elder_out_no_village_effect.yaml")
+    assert not any("长老出局" in e.text for e in state.log if e.kind == "announce")
+    assert "special" in state.lost_camps

@@ -35,6 +35,7 @@ from banshe.engine.ruleset import (
     TEAR_BADGE,
     Condition,
     NightStage,
+    OptionSpec,
     Ruleset,
     SkillSpec,
 )
@@ -110,6 +111,8 @@ KING_OF_KIND = {WOLF_KIND: MUTU, VAMP_KIND: CAIN}
 GUARD_OF_SKILL = {BITE: SHIELD, SUCK: GARLIC}  # 银盾 blocks 咬噬, 胡蒜 blocks 吸血
 ELDER_MARK = {BITE: "bitten", SUCK: "sucked"}
 PENALTY_POINTS = 12  # 累计扣满12分者将予以罚下
+OPTION_SPIRIT_ALL = "通灵含无效目标"
+OPTION_ELDER_ALWAYS = "长老出局总是公示"
 
 
 # -- small queries -----------------------------------------------------------------------------
@@ -334,6 +337,13 @@ def _settle_king(state: GameState, actor: str, skill: str, target: str) -> None:
         chain(state, f"{actor}发动<{'狼王' if k == WOLF_KIND else '鬼王'}>，{target}重新获得一次<{SKILL_ZH[bite]}>")
 
 
+def _spirit_target(state: GameState, target: str) -> None:
+    """通灵 list: 当晚成为【咬噬】、【吸血】、【杀人】目标的角色 (each once, in settlement order)."""
+    targets = state.acts.setdefault("targets", [])
+    if target not in targets:
+        targets.append(target)
+
+
 def make_dying(state: GameState, name: str, cause: str) -> None:
     c = state.char(name)
     c.statuses.add(DYING)
@@ -347,9 +357,6 @@ def settle_infection(state: GameState, actor: str, skill: str, target: str) -> N
     zh = SKILL_ZH[skill]
     a = state.char(actor)
     t = state.char(target)
-    targets = state.acts.setdefault("targets", [])
-    if target not in targets:
-        targets.append(target)  # 通灵 list
     guarded = state.acts.get("guard", {}).get(GUARD_OF_SKILL[skill]) == target
     effective = False
     if not t.alive or kind(t) == k or guarded:
@@ -404,6 +411,8 @@ def settle_infection(state: GameState, actor: str, skill: str, target: str) -> N
         # 游离状态解除: 感染成功 / 首次有效感染长老 / 使对立角色濒死
         a.statuses.discard(DRIFT)
         chain(state, f"{actor}的游离状态解除，正式加入{CAMP_NAMES[WOLVES if k == WOLF_KIND else VAMPIRES]}")
+    if effective or state.options.get(OPTION_SPIRIT_ALL, True):
+        _spirit_target(state, target)
     if a.role == KING_OF_KIND[k]:
         # 穆图/该隐的反馈：你【咬噬】&角色 成功/失败
         result = "成功" if effective else "失败"
@@ -471,9 +480,7 @@ def apply_kill(state: GameState, cmd: Command) -> None:
 
 def settle_kill(state: GameState) -> None:
     actor, target = state.acts["kill"]
-    targets = state.acts.setdefault("targets", [])
-    if target not in targets:
-        targets.append(target)
+    _spirit_target(state, target)
     t = state.char(target)
     if t.alive and DYING not in t.statuses:
         make_dying(state, target, "杀人")
@@ -597,6 +604,8 @@ def on_out(state: GameState, name: str, cause: str) -> None:
                 member.skills_lost = True
         report(state, "长老出局！")
         chain(state, "长老出局，村民阵营所有角色失去技能")
+    elif c.role == ELDER and state.options.get(OPTION_ELDER_ALWAYS):
+        report(state, "长老出局！")
     lovers = _lovers(state)
     if name in lovers:
         # 【殉情】<锁定技> 情侣中若有一人出局，另一人立即出局
@@ -898,7 +907,19 @@ GANRAN = Ganran(
     status_names={DRIFT: "游离状态", DYING: "濒死状态"},
     skill_aliases={"救药": "解药"},
     night_stages=NIGHT_STAGES,
-    options={},
+    options={
+        OPTION_SPIRIT_ALL: OptionSpec(
+            OPTION_SPIRIT_ALL,
+            True,
+            "为真（默认）时，女巫通灵名单包含当晚所有咬噬/吸血/杀人目标（含银盾/胡蒜目标等无效目标）；"
+            "为假时只列出技能有效的目标。",
+        ),
+        OPTION_ELDER_ALWAYS: OptionSpec(
+            OPTION_ELDER_ALWAYS,
+            False,
+            "为真时，不属于村民阵营的长老（特殊阵营、情侣阵营）出局也公示“长老出局！”（不触发失去技能）。",
+        ),
+    },
     skills=SKILLS,
     min_players=10,
     max_players=40,
