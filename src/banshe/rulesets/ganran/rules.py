@@ -27,7 +27,7 @@ from banshe.engine.core import (
     tally,
     top_of,
 )
-from banshe.engine.events import CAMP, Audience
+from banshe.engine.events import CAMP, NOTICE, Audience
 from banshe.engine.model import DAY, NIGHT, START, Character, GameState, Prompt
 from banshe.engine.ruleset import (
     ONE_TARGET,
@@ -151,7 +151,7 @@ def chain(state: GameState, text: str, **data: Any) -> None:
     """The infection chain for the 复盘 (director only)."""
     entry = {"phase": state.phase.label, "text": text, **data}
     state.flags.setdefault("chain", []).append(entry)
-    emit(state, "notice", Audience.director(), f"[感染] {text}", **data)
+    emit(state, NOTICE, Audience.director(), f"[感染] {text}", **data)
 
 
 # -- camps -------------------------------------------------------------------------------------
@@ -651,7 +651,9 @@ def deduct(state: GameState, name: str, points: int) -> None:
         # 累计扣满12分者将予以罚下；罚下不触发出局技能（含殉职：警徽随之失去）
         report(state, f"{name}累计扣满{PENALTY_POINTS}分，被罚下。")
         if state.sheriff == name:
-            set_sheriff(state, None)
+            # no 殉职: the badge leaves the game with him (no successor, no handover)
+            state.sheriff = None
+            emit(state, NOTICE, Audience.director(), f"警长{name}被罚下，警徽随之失去（不触发殉职）。")
         put_out(state, name, "罚下")
 
 
