@@ -897,6 +897,15 @@ class Ganran(Ruleset):
         lines = ["感染链（谁在何时感染了谁）："]
         entries = state.flags.get("chain", [])
         lines += [f"  {e['phase']}：{e['text']}" for e in entries] or ["  （本局无人被感染）"]
+        infected = [c for c in state.chars.values() if "infected_by" in c.marks]
+        if infected:
+            lines.append("被感染者（终局）：")
+            for c in infected:
+                state_text = "游离状态" if DRIFT in c.statuses else "已解除游离"
+                lines.append(
+                    f"  {c.name}（{ROLE_NAMES[c.role]}）：{c.marks['infected_at']}被{c.marks['infected_by']}感染为"
+                    f"{KIND_NAMES[kind(c) or WOLF_KIND]}，{state_text}" + ("" if c.alive else "，已出局")
+                )
         return lines
 
 
