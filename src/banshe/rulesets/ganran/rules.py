@@ -824,6 +824,11 @@ class Ganran(Ruleset):
         if n == 1:
             lines.append("今天投票最高者当选警长，不会有人因投票出局。")
         else:
+            # 每个游戏日白天开始时，公示前一游戏日因投票出局角色名单、夜晚出局角色名单和当日警长
+            voted = [
+                o.player for o in state.outs if o.phase.kind == DAY and o.phase.number == n - 1 and o.cause == "投票"
+            ]
+            lines.append("昨日投票出局：" + ("、".join(voted) if voted else "无") + "。")
             night = [o.player for o in state.outs if o.phase.kind == NIGHT and o.phase.number == n - 1]
             lines.append("昨夜出局：" + "、".join(night) + "。" if night else "昨夜无人出局。")
         lines.extend(state.flags.pop("report", []))
