@@ -85,6 +85,9 @@ def run_demo(ruleset: str, seed: int = 1, players: int | None = None) -> str:
             lines.append(f"  [{ {OUT: '出局', SHERIFF: '警长', CHANCE: '随机'}[e.kind] }] {e.text}")
         elif e.text:
             lines.append(f"  [{e.kind}] {e.text}")
+    extra = rs.review_text(state)
+    if extra:
+        lines += ["", *extra]
     winner = rs.camp_name(state.winner) if state.winner else "无"
     lines += ["", f"结果：{winner}胜利，结束于{state.ended_in.label if state.ended_in else '—'}。", ""]
     return "\n".join(lines)

@@ -278,7 +278,7 @@ class _PhaseRun:
 
     def stage_key(self, index: int) -> int:
         """Night inputs go in stage order; a stage that opens with the night takes arrivals as they come."""
-        stage = self.rs.stage_of(self.commands[index].skill)
+        stage = self.rs.stage_for(self.state, self.commands[index])
         if stage is None or self.rs.night_stages[stage].opens_with_night:
             return 0
         return stage

@@ -356,7 +356,7 @@ def _validate(state: GameState, rs: Ruleset, cmd: Command) -> Any:
     if state.settling:
         raise IllegalCommand(f"{state.phase.label}已关门，正在结算", "closed")
     if state.phase.kind == NIGHT:
-        stage = rs.stage_of(cmd.skill)
+        stage = rs.stage_for(state, cmd)
         if stage is not None:
             if stage < state.stage:
                 raise IllegalCommand(f"<{spec.name}>的时限已过", "late")
@@ -469,7 +469,8 @@ def _director(state: GameState, rs: Ruleset, cmd: Command) -> Any:
             raise IllegalCommand("扣分需要一个正整数分值", "bad_amount")
         if skill == DEDUCT:
             probe = state.clone()
-            rs.on_deduct(probe, cmd.targets[0], cmd.amount or 0)
+            with contextlib.suppress(GameEnded):  # a 罚下 that ends the game is still a legal 扣分
+                rs.on_deduct(probe, cmd.targets[0], cmd.amount or 0)
             return lambda: rs.on_deduct(state, cmd.targets[0], cmd.amount or 0)
         return lambda: give_card(state, rs, cmd.targets[0], skill)
     if skill in (ACCELERATE, DELAY):

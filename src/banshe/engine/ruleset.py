@@ -126,6 +126,11 @@ class Ruleset:
                 return i
         return None
 
+    def stage_for(self, state: GameState, cmd: Command) -> int | None:
+        """The night stage a command belongs to; by default its skill's stage. A ruleset whose
+        skill settles in different stages by actor (感染: 穆图's 咬噬 vs a 狼人's) overrides it."""
+        return self.stage_of(cmd.skill)
+
     # -- hooks (overridden by rulesets) -----------------------------------------------------
     def gate(self, state: GameState, cmd: Command) -> str | None:
         """A reason to refuse every command for now (拍刀环节 closes the thread), or None."""
@@ -184,6 +189,10 @@ class Ruleset:
     def legal_targets(self, state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:
         """Candidate target tuples for a bot to try; each is still checked by the engine."""
         return [(n,) for n in state.alive_names()]
+
+    def review_text(self, state: GameState) -> list[str]:
+        """Extra lines for the 复盘 (demo, director's review), e.g. 感染's infection chain."""
+        return []
 
     def identity_text(self, state: GameState, name: str) -> str:
         c = state.char(name)

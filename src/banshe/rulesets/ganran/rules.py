@@ -1,0 +1,949 @@
+"""感染 2.0 — seed `003_a763e9c563cb32a0.txt`, with `shared/spec/rulings.md` and docs/rulings.md.
+
+Characters carry their seed identity as `role`; an infection adds `marks["kind"]` (狼人 or
+吸血鬼) and the 游离 status, and keeps the identity's skills. Camps are recomputed from those
+facts (and the lovers' 私奔) after every change, then win/loss is judged.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from banshe.engine.commands import CARD_BLUE, CARD_RED, CARD_YELLOW, Command, IllegalCommand
+from banshe.engine.core import (
+    announce,
+    check_outcome,
+    draw,
+    elect_sheriff,
+    emit,
+    feedback,
+    group_notice,
+    notice,
+    push_prompt,
+    put_out,
+    set_sheriff,
+    tally,
+    top_of,
+)
+from banshe.engine.events import CAMP, NOTICE, Audience
+from banshe.engine.model import DAY, NIGHT, START, Character, GameState, Prompt
+from banshe.engine.ruleset import (
+    ONE_TARGET,
+    SUCCESSOR,
+    TEAR_BADGE,
+    Condition,
+    NightStage,
+    OptionSpec,
+    Ruleset,
+    SkillSpec,
+)
+
+# -- names (data) ------------------------------------------------------------------------------
+SEER, WITCH, GUARD, ELDER, HUNTER, PRIEST, CUPID, MUTU, CAIN, VILLAGER = (
+    "seer",
+    "witch",
+    "guard",
+    "elder",
+    "hunter",
+    "priest",
+    "cupid",
+    "mutu",
+    "cain",
+    "villager",
+)
+ROLE_NAMES = {
+    SEER: "先知",
+    WITCH: "女巫",
+    GUARD: "守卫",
+    ELDER: "长老",
+    HUNTER: "猎人",
+    PRIEST: "教士",
+    CUPID: "爱神",
+    MUTU: "穆图",
+    CAIN: "该隐",
+    VILLAGER: "村民",
+}
+ROLE_ALIASES = {"丘比特": CUPID}
+SPECIALS = (SEER, WITCH, GUARD, ELDER, HUNTER, PRIEST, CUPID, MUTU, CAIN)  # 各一人，村民不限
+
+VILLAGE, WOLVES, VAMPIRES, SPECIAL, LOVERS, NONE = "village", "wolf", "vampire", "special", "lovers", "none"
+CAMP_NAMES = {
+    VILLAGE: "村民阵营",
+    WOLVES: "狼人阵营",
+    VAMPIRES: "吸血鬼阵营",
+    SPECIAL: "特殊阵营",
+    LOVERS: "情侣阵营",
+    NONE: "无阵营（游离）",
+}
+REAL_CAMPS = (VILLAGE, WOLVES, VAMPIRES, SPECIAL, LOVERS)
+
+# kinds (marks["kind"]): what an infection (or the identity 穆图/该隐) makes a character
+WOLF_KIND, VAMP_KIND = "wolf", "vampire"
+KIND_NAMES = {WOLF_KIND: "狼人", VAMP_KIND: "吸血鬼"}
+DRIFT, DYING = "游离", "濒死"
+LOVERS_GROUP = "lovers"
+
+# skill ids
+ADORE, SHIELD, GARLIC, BITE, SUCK, WOLF_KING, GHOST_KING = (
+    "adore",
+    "shield",
+    "garlic",
+    "bite",
+    "suck",
+    "wolf_king",
+    "ghost_king",
+)
+CHECK, KILL, SPIRIT, ANTIDOTE, POISON, BULLET, CROSS, SUCCEED = (
+    "check",
+    "kill",
+    "spirit",
+    "antidote",
+    "poison",
+    "bullet",
+    "cross",
+    "succeed",
+)
+SKILL_ZH = {BITE: "咬噬", SUCK: "吸血"}
+KIND_OF_SKILL = {BITE: WOLF_KIND, SUCK: VAMP_KIND}
+KING_OF_KIND = {WOLF_KIND: MUTU, VAMP_KIND: CAIN}
+GUARD_OF_SKILL = {BITE: SHIELD, SUCK: GARLIC}  # 银盾 blocks 咬噬, 胡蒜 blocks 吸血
+ELDER_MARK = {BITE: "bitten", SUCK: "sucked"}
+PENALTY_POINTS = 12  # 累计扣满12分者将予以罚下
+OPTION_SPIRIT_ALL = "通灵含无效目标"
+OPTION_ELDER_ALWAYS = "长老出局总是公示"
+
+
+# -- small queries -----------------------------------------------------------------------------
+def kind(c: Character) -> str | None:
+    k = c.marks.get("kind")
+    return str(k) if k else None
+
+
+def _night(state: GameState) -> int:
+    return state.phase.number
+
+
+def _has(state: GameState, name: str, role: str) -> bool:
+    c = state.char(name)
+    return c.role == role and not c.skills_lost
+
+
+def _lovers(state: GameState) -> tuple[str, ...]:
+    return tuple(state.flags.get("lovers", ()))
+
+
+def _king_name(state: GameState, k: str) -> str | None:
+    kings = state.with_role(KING_OF_KIND[k])
+    return kings[0].name if kings else None
+
+
+def report(state: GameState, text: str) -> None:
+    """公示: by day at once; what happens at night (or 第零晚) opens the next day."""
+    if state.phase.kind == DAY:
+        announce(state, text)
+    else:
+        state.flags.setdefault("report", []).append(text)
+
+
+def chain(state: GameState, text: str, **data: Any) -> None:
+    """The infection chain for the 复盘 (director only)."""
+    entry = {"phase": state.phase.label, "text": text, **data}
+    state.flags.setdefault("chain", []).append(entry)
+    emit(state, NOTICE, Audience.director(), f"[感染] {text}", **data)
+
+
+# -- camps -------------------------------------------------------------------------------------
+def base_camp(c: Character) -> str:
+    """阵营说明: 游离 → none; 狼人/吸血鬼 → their camp; 长老 after 血疑 → 特殊; else 村民."""
+    if DRIFT in c.statuses:
+        return NONE
+    k = kind(c)
+    if k == WOLF_KIND:
+        return WOLVES
+    if k == VAMP_KIND:
+        return VAMPIRES
+    if c.marks.get("special"):
+        return SPECIAL
+    return VILLAGE
+
+
+def _assign(state: GameState, c: Character, camp: str) -> None:
+    if c.camp == camp:
+        return
+    c.camp = camp
+    emit(state, CAMP, Audience.director(), f"{c.name}的阵营为{CAMP_NAMES[camp]}", player=c.name, camp=camp)
+    if state.flags.get("started") and camp != NONE and camp not in state.camps_in_game:
+        # a camp that first gets a member later enters the game then (rulings)
+        state.camps_in_game.append(camp)
+
+
+def recompute_camps(state: GameState) -> None:
+    """私奔: lovers whose own camps differ (a 游离 lover has none) form 情侣阵营, for good."""
+    lovers = _lovers(state)
+    lover_camp: str | None = None
+    if len(lovers) == 2:
+        a, b = (base_camp(state.char(n)) for n in lovers)
+        if state.flags.get("lovers_camp") or a != b or a == NONE:
+            state.flags["lovers_camp"] = True
+            lover_camp = LOVERS
+        else:
+            lover_camp = a
+    for c in state.chars.values():
+        _assign(state, c, lover_camp if lover_camp and c.name in lovers else base_camp(c))
+
+
+def changed(state: GameState) -> None:
+    """After a status change: camps follow, then win/loss is judged (rulings: after every change)."""
+    recompute_camps(state)
+    if state.flags.get("started"):
+        check_outcome(state)
+
+
+def _camps_lost_empty(state: GameState) -> list[str]:
+    # 狼人/吸血鬼/村民阵营全部角色均出局 (or left the camp); 特殊/情侣 likewise when emptied
+    alive_camps = {c.camp for c in state.chars.values() if c.alive}
+    return [camp for camp in REAL_CAMPS if camp not in alive_camps]
+
+
+def _special_lost(state: GameState) -> list[str]:
+    # 〖特殊阵营〗负：长老出局
+    return [SPECIAL] if any(not c.alive for c in state.with_role(ELDER)) else []
+
+
+def _lovers_lost(state: GameState) -> list[str]:
+    # 〖情侣阵营〗负：情侣出局
+    return [LOVERS] if any(not state.is_alive(n) for n in _lovers(state)) else []
+
+
+def _lovers_win(state: GameState) -> str | None:
+    # 〖情侣阵营〗胜：情侣双方为非游离状态的狼人与吸血鬼
+    lovers = [state.char(n) for n in _lovers(state)]
+    if len(lovers) != 2 or not all(c.alive and c.camp == LOVERS and DRIFT not in c.statuses for c in lovers):
+        return None
+    return LOVERS if {kind(c) for c in lovers} == {WOLF_KIND, VAMP_KIND} else None
+
+
+# -- 第零晚: 爱慕 ------------------------------------------------------------------------------
+def check_adore(state: GameState, cmd: Command) -> None:
+    # 【爱慕】<锁定技> 在第零日夜晚，爱神须指定一名角色与其成为情侣
+    if not _has(state, cmd.actor, CUPID):
+        raise IllegalCommand(f"{cmd.actor}不是爱神，不能发动<爱慕>")
+    if cmd.target == cmd.actor:
+        raise IllegalCommand("爱神须指定另一名角色与其成为情侣")
+    if "adored" in state.flags:
+        raise IllegalCommand("爱神已经发动过<爱慕>")
+
+
+def apply_adore(state: GameState, cmd: Command) -> None:
+    state.flags["adored"] = (cmd.actor, cmd.target)
+
+
+def settle_start(state: GameState) -> None:
+    cupids = state.with_role(CUPID)
+    if cupids:
+        cupid = cupids[0].name
+        pair = state.flags.get("adored")
+        if pair is None:
+            # 锁定技 not posted: the director chooses at random (rulings: seeded RNG)
+            target = draw(state, "爱神爱慕", [n for n in state.order if n != cupid])
+            assert target is not None
+            pair = (cupid, target)
+            state.flags["adored"] = pair
+            notice(state, cupid, f"你未按时发动爱慕，导演随机指定的对象是{target}。")
+        lovers = tuple(sorted(pair, key=lambda n: state.char(n).seat))
+        state.flags["lovers"] = lovers
+        state.groups[LOVERS_GROUP] = lovers
+        group_notice(state, LOVERS_GROUP, "你们成为了情侣（互知共群）：" + "、".join(lovers), members=list(lovers))
+    recompute_camps(state)
+    # camps are counted from the end of 开局 (after 私奔)
+    present = {c.camp for c in state.chars.values()}
+    state.camps_in_game = [camp for camp in REAL_CAMPS if camp in present]
+    state.flags["started"] = True
+    for c in state.chars.values():
+        notice(state, c.name, f"你的阵营是{CAMP_NAMES[c.camp]}。", camp=CAMP_NAMES[c.camp])
+    check_outcome(state)
+
+
+# -- 夜晚1: 守卫 -------------------------------------------------------------------------------
+def _check_guard(state: GameState, cmd: Command) -> None:
+    # 【银盾】/【胡蒜】 游戏日夜晚选择一名角色；不能连续两晚对同一名角色使用
+    name = "银盾" if cmd.skill == SHIELD else "胡蒜"
+    if not _has(state, cmd.actor, GUARD):
+        raise IllegalCommand(f"{cmd.actor}不是守卫，不能发动<{name}>")
+    if cmd.skill in state.acts.get("guard", {}):
+        raise IllegalCommand(f"今晚已经发动过<{name}>")
+    last = state.flags.get("guard_last", {}).get(cmd.skill)
+    if last is not None and last[0] == _night(state) - 1 and last[1] == cmd.target:
+        raise IllegalCommand(f"<{name}>不能连续两晚对同一名角色（{cmd.target}）使用")
+
+
+def _apply_guard(state: GameState, cmd: Command) -> None:
+    state.acts.setdefault("guard", {})[cmd.skill] = cmd.target
+    state.flags.setdefault("guard_last", {})[cmd.skill] = (_night(state), cmd.target)
+
+
+# -- 夜晚2/3: 咬噬、吸血、狼王、鬼王 --------------------------------------------------------------
+def check_infect(state: GameState, cmd: Command) -> None:
+    k = KIND_OF_SKILL[cmd.skill]
+    zh = SKILL_ZH[cmd.skill]
+    c = state.char(cmd.actor)
+    if c.role == KING_OF_KIND[k]:
+        # 穆图/该隐: one of 咬噬/狼王 (吸血/鬼王) a night
+        if cmd.actor in state.acts.get("kings_acted", ()):
+            raise IllegalCommand(f"{cmd.actor}今晚已经发动过技能")
+        return
+    if kind(c) != k:
+        raise IllegalCommand(f"{cmd.actor}不是{KIND_NAMES[k]}，不能发动<{zh}>")
+    if not c.has_charge(cmd.skill):
+        raise IllegalCommand(f"{cmd.actor}的<{zh}>已经用过了（限定技）")
+    if c.marks.get("ready", 0) > _night(state):
+        # rulings: a character infected this night uses the new skill from the next night
+        raise IllegalCommand(f"{cmd.actor}今晚刚被感染，下一夜才能发动<{zh}>")
+
+
+def apply_infect(state: GameState, cmd: Command) -> None:
+    c = state.char(cmd.actor)
+    if c.role == KING_OF_KIND[KIND_OF_SKILL[cmd.skill]]:
+        state.acts.setdefault("kings_acted", []).append(cmd.actor)
+        state.acts.setdefault("kings", []).append((cmd.actor, cmd.skill, cmd.target))
+    else:
+        c.spend(cmd.skill)
+        state.acts.setdefault("infections", []).append((cmd.actor, cmd.skill, cmd.target))
+
+
+def check_king(state: GameState, cmd: Command) -> None:
+    # 【狼王】/【鬼王】 穆图/该隐 放弃发动【咬噬】/【吸血】，选择一名狼人/吸血鬼角色
+    role, zh = (MUTU, "狼王") if cmd.skill == WOLF_KING else (CAIN, "鬼王")
+    if state.char(cmd.actor).role != role:
+        raise IllegalCommand(f"{cmd.actor}不是{ROLE_NAMES[role]}，不能发动<{zh}>")
+    if cmd.actor in state.acts.get("kings_acted", ()):
+        raise IllegalCommand(f"{cmd.actor}今晚已经发动过技能")
+
+
+def apply_king(state: GameState, cmd: Command) -> None:
+    state.acts.setdefault("kings_acted", []).append(cmd.actor)
+    state.acts.setdefault("kings", []).append((cmd.actor, cmd.skill, cmd.target))
+
+
+def _settle_king(state: GameState, actor: str, skill: str, target: str) -> None:
+    """若该角色已发动【咬噬】，则可再次发动; otherwise (not that kind / use still held) no effect."""
+    k = WOLF_KIND if skill == WOLF_KING else VAMP_KIND
+    bite = BITE if k == WOLF_KIND else SUCK
+    t = state.char(target)
+    if t.alive and kind(t) == k and t.role != KING_OF_KIND[k] and "infected_by" in t.marks and not t.has_charge(bite):
+        t.charges[bite] = 1
+        chain(state, f"{actor}发动<{'狼王' if k == WOLF_KIND else '鬼王'}>，{target}重新获得一次<{SKILL_ZH[bite]}>")
+
+
+def _spirit_target(state: GameState, target: str) -> None:
+    """通灵 list: 当晚成为【咬噬】、【吸血】、【杀人】目标的角色 (each once, in settlement order)."""
+    targets = state.acts.setdefault("targets", [])
+    if target not in targets:
+        targets.append(target)
+
+
+def make_dying(state: GameState, name: str, cause: str) -> None:
+    c = state.char(name)
+    c.statuses.add(DYING)
+    state.acts.setdefault("dying", []).append([name, cause])
+
+
+def settle_infection(state: GameState, actor: str, skill: str, target: str) -> None:
+    """【咬噬】/【吸血】 as the seed (身份与技能 8-11) and its FAQ say, on the state left by earlier ones."""
+    k = KIND_OF_SKILL[skill]
+    rival = VAMP_KIND if k == WOLF_KIND else WOLF_KIND
+    zh = SKILL_ZH[skill]
+    a = state.char(actor)
+    t = state.char(target)
+    guarded = state.acts.get("guard", {}).get(GUARD_OF_SKILL[skill]) == target
+    effective = False
+    if not t.alive or kind(t) == k or guarded:
+        pass  # 狼人 / 当晚银盾目标 (吸血鬼 / 胡蒜目标): 视为技能无效
+    elif t.role == ELDER and (t.marks.get(ELDER_MARK[skill]) or t.marks.get("special")):
+        pass  # 被有效咬噬过的长老; 特殊阵营的长老免疫
+    elif kind(t) == rival:
+        if DYING not in t.statuses:
+            # 若为吸血鬼（狼人），则进入濒死状态，视为技能有效
+            make_dying(state, target, zh)
+            effective = True
+            chain(state, f"{actor}<{zh}>{target}，{target}（{KIND_NAMES[rival]}）进入濒死状态")
+    elif t.role == ELDER:
+        # 【血疑】 不改变阵营；先后成为咬噬与吸血的有效目标后归为特殊阵营
+        t.marks[ELDER_MARK[skill]] = True
+        effective = True
+        chain(state, f"{actor}<{zh}>长老{target}（有效，长老不改变阵营）")
+        if t.marks.get("bitten") and t.marks.get("sucked"):
+            t.marks["special"] = True
+            t.marks["kill_from"] = _night(state) + 1
+            chain(state, f"长老{target}先后被咬噬与吸血，转为特殊阵营")
+    else:
+        # 转变为游离状态的狼人（吸血鬼），并保留原有技能
+        t.marks["kind"] = k
+        t.marks["infected_by"] = actor
+        t.marks["infected_at"] = state.phase.label
+        seq = state.flags.get("infect_seq", 0) + 1
+        state.flags["infect_seq"] = seq
+        t.marks["seq"] = seq
+        t.marks["ready"] = _night(state) + 1
+        t.charges[skill] = 1
+        t.statuses.add(DRIFT)
+        effective = True
+        king = _king_name(state, k)
+        told = [actor] if actor == king or king is None else [actor, king]
+        feedback(
+            state,
+            target,
+            zh,
+            target,
+            told,
+            f"你被{actor}{zh}，成为游离状态的{KIND_NAMES[k]}；{ROLE_NAMES[KING_OF_KIND[k]]}是{king}。",
+        )
+        chain(
+            state,
+            f"{actor}<{zh}>{target}，{target}成为游离状态的{KIND_NAMES[k]}",
+            infector=actor,
+            infected=target,
+            infection=k,
+        )
+    if effective and DRIFT in a.statuses:
+        # 游离状态解除: 感染成功 / 首次有效感染长老 / 使对立角色濒死
+        a.statuses.discard(DRIFT)
+        chain(state, f"{actor}的游离状态解除，正式加入{CAMP_NAMES[WOLVES if k == WOLF_KIND else VAMPIRES]}")
+    if effective or state.options.get(OPTION_SPIRIT_ALL, True):
+        _spirit_target(state, target)
+    if a.role == KING_OF_KIND[k]:
+        # 穆图/该隐的反馈：你【咬噬】&角色 成功/失败
+        result = "成功" if effective else "失败"
+        feedback(state, actor, zh, target, result, f"你{zh}{target}{result}。")
+    changed(state)
+
+
+def settle_kings(state: GameState) -> None:
+    """夜晚2: 穆图与该隐, in the order their messages arrived."""
+    for actor, skill, target in state.acts.get("kings", []):
+        if skill in (WOLF_KING, GHOST_KING):
+            _settle_king(state, actor, skill, target)
+        else:
+            settle_infection(state, actor, skill, target)
+
+
+def settle_infected(state: GameState) -> None:
+    """夜晚3: 按照成为狼人或吸血鬼时间顺序优先排序，优先级相同者以短消息时间顺序排列."""
+    subs = list(enumerate(state.acts.get("infections", [])))
+    subs.sort(key=lambda item: (state.char(item[1][0]).marks.get("seq", 0), item[0]))
+    for _i, (actor, skill, target) in subs:
+        settle_infection(state, actor, skill, target)
+
+
+# -- 夜晚4: 先知 -------------------------------------------------------------------------------
+def check_check(state: GameState, cmd: Command) -> None:
+    # 【预言】游戏日夜晚，可查验某一存活角色的身份，反馈该角色所属阵营。每晚限用一次。
+    if not _has(state, cmd.actor, SEER):
+        raise IllegalCommand(f"{cmd.actor}不是先知，不能发动<预言>")
+    if "check" in state.acts:
+        raise IllegalCommand("今晚已经预言过了")
+
+
+def apply_check(state: GameState, cmd: Command) -> None:
+    state.acts["check"] = (cmd.actor, cmd.target)
+
+
+def settle_check(state: GameState) -> None:
+    seer, target = state.acts["check"]
+    t = state.char(target)
+    # FAQ 1: 游离状态的角色反馈为“游离状态”
+    result = "游离状态" if DRIFT in t.statuses else CAMP_NAMES[t.camp]
+    if seer in _lovers(state):
+        # 夜晚4: 若先知为情侣之一，则此时不予以反馈，夜晚6结束后予以反馈
+        state.acts["late_check"] = (seer, target, result)
+        return
+    feedback(state, seer, "预言", target, result, f"你预言了{target}：{result}。")
+
+
+# -- 夜晚5: 长老 -------------------------------------------------------------------------------
+def check_kill(state: GameState, cmd: Command) -> None:
+    # 【杀人】<觉醒技> 长老为特殊阵营时，每晚可决定一名角色进入濒死状态 (from the next night)
+    c = state.char(cmd.actor)
+    if c.role != ELDER or not c.marks.get("special"):
+        raise IllegalCommand(f"{cmd.actor}不是特殊阵营的长老，不能发动<杀人>")
+    if c.marks.get("kill_from", 0) > _night(state):
+        raise IllegalCommand("长老今晚刚转为特殊阵营，下一夜才能发动<杀人>")
+    if "kill" in state.acts:
+        raise IllegalCommand("今晚已经发动过<杀人>")
+
+
+def apply_kill(state: GameState, cmd: Command) -> None:
+    state.acts["kill"] = (cmd.actor, cmd.target)
+
+
+def settle_kill(state: GameState) -> None:
+    actor, target = state.acts["kill"]
+    _spirit_target(state, target)
+    t = state.char(target)
+    if t.alive and DYING not in t.statuses:
+        make_dying(state, target, "杀人")
+        chain(state, f"长老{actor}<杀人>{target}，{target}进入濒死状态")
+
+
+def give_spirit(state: GameState) -> None:
+    # 【通灵】<锁定技> 得知当晚成为【咬噬】、【吸血】、【杀人】目标的角色名单
+    for w in state.with_role(WITCH):
+        if w.alive and not w.skills_lost and w.has_charge(SPIRIT):
+            names = list(state.acts.get("targets", []))
+            text = "今晚成为咬噬、吸血、杀人目标的角色：" + ("、".join(names) if names else "无") + "。"
+            feedback(state, w.name, "通灵", None, names, text)
+
+
+# -- 夜晚6: 女巫 -------------------------------------------------------------------------------
+def _check_witch(state: GameState, cmd: Command, skill: str, name: str) -> None:
+    if not _has(state, cmd.actor, WITCH):
+        raise IllegalCommand(f"{cmd.actor}不是女巫，不能发动<{name}>")
+    if not state.char(cmd.actor).has_charge(skill):
+        raise IllegalCommand(f"<{name}>已经用过了（限定技）")
+
+
+def check_antidote(state: GameState, cmd: Command) -> None:
+    _check_witch(state, cmd, ANTIDOTE, "解药")
+
+
+def apply_antidote(state: GameState, cmd: Command) -> None:
+    # 【解药】<限定技> 若该角色处于濒死状态，则使之进入存活状态；发动后女巫失去【通灵】
+    witch = state.char(cmd.actor)
+    witch.spend(ANTIDOTE)
+    witch.charges[SPIRIT] = 0
+    t = state.char(cmd.targets[0])
+    if DYING in t.statuses:
+        t.statuses.discard(DYING)
+        state.acts["dying"] = [d for d in state.acts.get("dying", []) if d[0] != t.name]
+        chain(state, f"女巫{cmd.actor}<解药>救回{t.name}")
+
+
+def check_poison(state: GameState, cmd: Command) -> None:
+    _check_witch(state, cmd, POISON, "毒药")
+
+
+def apply_poison(state: GameState, cmd: Command) -> None:
+    # 【毒药】<限定技> 选择一名角色，使之立即出局
+    state.char(cmd.actor).spend(POISON)
+    target = cmd.targets[0]
+    state.char(target).statuses.discard(DYING)
+    put_out(state, target, "毒药")
+
+
+def settle_night(state: GameState) -> None:
+    """夜晚6结束: the lover 先知's feedback, then 判定濒死状态的角色出局 (in the order they became 濒死)."""
+    late = state.acts.pop("late_check", None)
+    if late:
+        seer, target, result = late
+        feedback(state, seer, "预言", target, result, f"你预言了{target}：{result}。")
+    for name, cause in list(state.acts.get("dying", [])):
+        c = state.char(name)
+        if c.alive and DYING in c.statuses:
+            c.statuses.discard(DYING)
+            put_out(state, name, cause)
+    for c in state.chars.values():
+        c.statuses.discard(DYING)
+
+
+# -- day skills --------------------------------------------------------------------------------
+def check_bullet(state: GameState, cmd: Command) -> None:
+    # 【银色子弹】<限定技> 猎人可以在游戏日白天的任意时刻决定一名角色立即出局
+    if not _has(state, cmd.actor, HUNTER):
+        raise IllegalCommand(f"{cmd.actor}不是猎人（或已失去技能），不能发动<银色子弹>")
+    if not state.char(cmd.actor).has_charge(BULLET):
+        raise IllegalCommand("<银色子弹>已经用过了（限定技）")
+    if cmd.target == cmd.actor:
+        raise IllegalCommand("<银色子弹>需要选择另一名角色")
+
+
+def apply_bullet(state: GameState, cmd: Command) -> None:
+    hunter = state.char(cmd.actor)
+    hunter.spend(BULLET)
+    target = cmd.targets[0]
+    wolf = kind(state.char(target)) == WOLF_KIND  # a 游离 wolf counts (rulings)
+    announce(state, f"【银色子弹】已发动，{target}出局。" + (f"{target}为狼人。" if wolf else ""))
+    if not wolf:
+        # 强制该日或第二日（若技能在第一日发动）投票出局的对象为猎人
+        day = max(2, state.phase.number)
+        state.flags["forced_hunter"] = (day, cmd.actor)
+    chain(state, f"猎人{cmd.actor}<银色子弹>{target}" + ("（狼人）" if wolf else "（非狼人）"))
+    put_out(state, target, "银色子弹")
+
+
+def check_cross(state: GameState, cmd: Command) -> None:
+    # 【十字架】<限定技> 教士可以在游戏日白天的任意时刻选择一名角色
+    if not _has(state, cmd.actor, PRIEST):
+        raise IllegalCommand(f"{cmd.actor}不是教士（或已失去技能），不能发动<十字架>")
+    if not state.char(cmd.actor).has_charge(CROSS):
+        raise IllegalCommand("<十字架>已经用过了（限定技）")
+    if cmd.target == cmd.actor:
+        raise IllegalCommand("<十字架>需要选择另一名角色")
+
+
+def apply_cross(state: GameState, cmd: Command) -> None:
+    state.char(cmd.actor).spend(CROSS)
+    target = cmd.targets[0]
+    vampire = kind(state.char(target)) == VAMP_KIND  # a 游离 vampire counts (rulings)
+    announce(state, "【十字架】已发动。" + (f"{target}为吸血鬼，出局。" if vampire else ""))
+    if vampire:
+        put_out(state, target, "十字架")
+
+
+# -- outs, sheriff, penalties -------------------------------------------------------------------
+def on_out(state: GameState, name: str, cause: str) -> None:
+    if cause == "罚下":
+        return  # 罚下不触发相应出局技能 (no 殉情, 殉职, 长老 effect)
+    c = state.char(name)
+    c.statuses.discard(DYING)
+    if c.role == ELDER and c.camp == VILLAGE:
+        # 【血疑】如长老属于村民阵营，出局时，村民阵营所有角色失去其技能，并公示“长老出局”
+        for member in state.chars.values():
+            if member.camp == VILLAGE:
+                member.skills_lost = True
+        report(state, "长老出局！")
+        chain(state, "长老出局，村民阵营所有角色失去技能")
+    elif c.role == ELDER and state.options.get(OPTION_ELDER_ALWAYS):
+        report(state, "长老出局！")
+    lovers = _lovers(state)
+    if name in lovers:
+        # 【殉情】<锁定技> 情侣中若有一人出局，另一人立即出局
+        for other in lovers:
+            if other != name and state.is_alive(other):
+                put_out(state, other, "殉情")
+    if state.sheriff == name and state.winner is None:
+        # 【殉职】<锁定技> 警长出局后，须选择一名未出局的角色来继任警长
+        push_prompt(state, Prompt(name, SUCCEED, "请选择一名未出局的角色继任警长。"))
+
+
+def _successors(state: GameState, sheriff: str) -> list[str]:
+    return [n for n in state.order if n != sheriff and state.is_alive(n)]
+
+
+def _hand_badge(state: GameState, old: str, successor: str | None) -> None:
+    set_sheriff(state, successor)
+    report(state, f"警长{old}殉职，警徽移交给{successor}。" if successor else f"警长{old}出局，警徽无人继任。")
+
+
+def answer_prompt(state: GameState, prompt: Prompt, cmd: Command) -> None:
+    target = cmd.targets[0]
+    if prompt.skill == SUCCEED:
+        if target == TEAR_BADGE or target not in _successors(state, cmd.actor):
+            raise IllegalCommand(f"{target}不能继任警长：须选择一名未出局的其他角色")
+        _hand_badge(state, cmd.actor, target)
+
+
+def prompt_default(state: GameState, prompt: Prompt) -> None:
+    if prompt.skill == SUCCEED:
+        # rulings: a sheriff who does not name a successor — random
+        _hand_badge(state, prompt.actor, draw(state, "警长继任者", _successors(state, prompt.actor)))
+
+
+def deduct(state: GameState, name: str, points: int) -> None:
+    c = state.char(name)
+    if not c.alive:
+        raise IllegalCommand(f"{name}已出局，不能扣分")
+    total = int(c.marks.get("points", 0)) + points
+    c.marks["points"] = total
+    report(state, f"{name}被扣{points}分，累计{total}分。")
+    if total >= PENALTY_POINTS:
+        # 累计扣满12分者将予以罚下；罚下不触发出局技能（含殉职：警徽随之失去）
+        report(state, f"{name}累计扣满{PENALTY_POINTS}分，被罚下。")
+        if state.sheriff == name:
+            # no 殉职: the badge leaves the game with him (no successor, no handover)
+            state.sheriff = None
+            emit(state, NOTICE, Audience.director(), f"警长{name}被罚下，警徽随之失去（不触发殉职）。")
+        put_out(state, name, "罚下")
+
+
+# -- votes ------------------------------------------------------------------------------------
+def _fmt(v: float) -> str:
+    return str(int(v)) if v == int(v) else str(v)
+
+
+def _summary(counts: dict[str, float]) -> str:
+    return "，".join(f"{t} {_fmt(v)}票" for t, v in sorted(counts.items(), key=lambda kv: -kv[1]))
+
+
+def elect(state: GameState) -> None:
+    """【竞岗】 第一天投票结束后，最先获得投票数最多的角色当选警长."""
+    counts = tally(state, GANRAN)
+    winner = elect_sheriff(state)
+    if winner is None:
+        announce(state, "第1天投票结束，无人投票，本局暂无警长。")
+        return
+    announce(state, f"第1天投票结束（{_summary(counts)}），{winner}当选警长。")
+    set_sheriff(state, winner)
+
+
+def resolve_vote(state: GameState) -> None:
+    """第二天起得票最多者出局；【带队】警长2票，平票时警长投票对象出局，否则无人出局."""
+    day = state.phase.number
+    counts = tally(state, GANRAN)
+    summary = _summary(counts)
+    head = f"{state.phase.label}投票结束。" + (f"票数：{summary}。" if summary else "无人投票。")
+    forced = state.flags.get("forced_hunter")
+    if forced and forced[0] == day and state.is_alive(forced[1]):
+        # 【银色子弹】目标不为狼人：该日（第一日发动则第二日）投票出局的对象为猎人
+        announce(state, head + f"因【银色子弹】的目标不是狼人，{forced[1]}被强制投票出局。")
+        put_out(state, forced[1], "投票")
+        return
+    top = top_of(counts)
+    out: str | None = None
+    if len(top) == 1:
+        out = top[0]
+    elif len(top) > 1 and state.sheriff and state.is_alive(state.sheriff):
+        choice = state.votes.get(state.sheriff)
+        if choice in top:
+            out = choice
+    if out is None:
+        announce(state, head + ("平票，无人出局。" if top else "无人出局。"))
+        return
+    announce(state, head + f"{out}被投票出局。")
+    put_out(state, out, "投票")
+
+
+def _no_check(state: GameState, cmd: Command) -> None:
+    return None
+
+
+_SKILL_ROLE = {
+    ADORE: CUPID,
+    SHIELD: GUARD,
+    GARLIC: GUARD,
+    WOLF_KING: MUTU,
+    GHOST_KING: CAIN,
+    CHECK: SEER,
+    KILL: ELDER,
+    ANTIDOTE: WITCH,
+    POISON: WITCH,
+    BULLET: HUNTER,
+    CROSS: PRIEST,
+}
+
+
+def _may_use(state: GameState, actor: str, skill: str) -> bool:
+    """A cheap pre-filter for the bots' candidates (the engine still checks every command)."""
+    c = state.char(actor)
+    if skill in (BITE, SUCK):
+        return kind(c) == KIND_OF_SKILL[skill] and (c.role in (MUTU, CAIN) or c.has_charge(skill))
+    role = _SKILL_ROLE.get(skill)
+    if role is None:
+        return True
+    if c.role != role or (c.skills_lost and skill not in (WOLF_KING, GHOST_KING, KILL)):
+        return False
+    return skill not in (ANTIDOTE, POISON, BULLET, CROSS) or c.has_charge(skill)
+
+
+# -- the ruleset -------------------------------------------------------------------------------
+NIGHT_STAGES = (
+    NightStage("夜晚1", "守卫行动", frozenset({SHIELD, GARLIC}), deadline="10分钟"),
+    NightStage("夜晚2", "穆图与该隐行动", frozenset({BITE, SUCK, WOLF_KING, GHOST_KING}), False, "10分钟"),
+    NightStage("夜晚3", "狼人与吸血鬼行动", frozenset({BITE, SUCK}), False, "10分钟"),
+    NightStage("夜晚4", "先知行动", frozenset({CHECK}), False, "10分钟"),
+    NightStage("夜晚5", "长老行动", frozenset({KILL}), False, "10分钟"),
+    NightStage("夜晚6", "女巫行动", frozenset({ANTIDOTE, POISON}), False, "10分钟"),
+)
+
+_N = frozenset({NIGHT})
+_D = frozenset({DAY})
+_ANY = frozenset({START, DAY, NIGHT})
+SKILLS = {
+    s.id: s
+    for s in (
+        SkillSpec(ADORE, "爱慕", frozenset({START}), ONE_TARGET, check_adore, apply_adore),
+        SkillSpec(SHIELD, "银盾", _N, ONE_TARGET, _check_guard, _apply_guard),
+        SkillSpec(GARLIC, "胡蒜", _N, ONE_TARGET, _check_guard, _apply_guard),
+        SkillSpec(BITE, "咬噬", _N, ONE_TARGET, check_infect, apply_infect),
+        SkillSpec(SUCK, "吸血", _N, ONE_TARGET, check_infect, apply_infect),
+        SkillSpec(WOLF_KING, "狼王", _N, ONE_TARGET, check_king, apply_king),
+        SkillSpec(GHOST_KING, "鬼王", _N, ONE_TARGET, check_king, apply_king),
+        SkillSpec(CHECK, "预言", _N, ONE_TARGET, check_check, apply_check),
+        SkillSpec(KILL, "杀人", _N, ONE_TARGET, check_kill, apply_kill),
+        SkillSpec(ANTIDOTE, "解药", _N, ONE_TARGET, check_antidote, apply_antidote),
+        SkillSpec(POISON, "毒药", _N, ONE_TARGET, check_poison, apply_poison),
+        SkillSpec(BULLET, "银色子弹", _D, ONE_TARGET, check_bullet, apply_bullet),
+        SkillSpec(CROSS, "十字架", _D, ONE_TARGET, check_cross, apply_cross),
+        SkillSpec(SUCCEED, "殉职", _ANY, SUCCESSOR, _no_check, _no_check, prompt=True, actor_may_be_out=True),
+    )
+}
+
+
+class Ganran(Ruleset):
+    def role_id(self, name: str) -> str | None:
+        return ROLE_ALIASES.get(name) or super().role_id(name)
+
+    def deal(self, count: int, rng: random.Random) -> list[str]:
+        return [*SPECIALS, *([VILLAGER] * (count - len(SPECIALS)))]
+
+    def validate_roles(self, roles: Sequence[str]) -> None:
+        # 游戏开始时，有先知、女巫、守卫、长老、猎人、教士、爱神、穆图、该隐各一人，村民不限
+        for role in SPECIALS:
+            n = list(roles).count(role)
+            if n != 1:
+                raise ValueError(f"感染需要恰好一名{ROLE_NAMES[role]}（现有{n}名）")
+
+    def setup(self, state: GameState) -> None:
+        for c in state.chars.values():
+            if c.role == MUTU:
+                c.marks["kind"] = WOLF_KIND  # 穆图本身为狼人
+            elif c.role == CAIN:
+                c.marks["kind"] = VAMP_KIND  # 该隐本身为吸血鬼
+            elif c.role == WITCH:
+                c.charges.update({SPIRIT: 1, ANTIDOTE: 1, POISON: 1})
+            elif c.role == HUNTER:
+                c.charges[BULLET] = 1
+            elif c.role == PRIEST:
+                c.charges[CROSS] = 1
+            c.camp = base_camp(c)
+            notice(state, c.name, f"你的身份是{ROLE_NAMES[c.role]}。", role=ROLE_NAMES[c.role])
+
+    def stage_for(self, state: GameState, cmd: Command) -> int | None:
+        # 穆图/该隐's 咬噬/吸血 settle in 夜晚2, every other 狼人/吸血鬼's in 夜晚3
+        if cmd.skill in (BITE, SUCK):
+            c = state.chars.get(cmd.actor)
+            return 1 if c is not None and c.role in (MUTU, CAIN) else 2
+        return self.stage_of(cmd.skill)
+
+    def gate(self, state: GameState, cmd: Command) -> str | None:
+        if cmd.skill in (CARD_BLUE, CARD_YELLOW, CARD_RED):
+            return "感染规则没有牌制度，违规请使用扣分（累计12分罚下）"
+        return None
+
+    def on_phase_start(self, state: GameState) -> None:
+        if state.phase.kind == NIGHT:
+            announce(
+                state,
+                f"{state.phase.label}开始：夜晚1守卫、夜晚2穆图与该隐、夜晚3狼人与吸血鬼、"
+                "夜晚4先知、夜晚5长老、夜晚6女巫，依次行动。",
+            )
+            return
+        n = state.phase.number
+        lines = [f"第{n}天讨论日开始。"]
+        if n == 1:
+            lines.append("今天投票最高者当选警长，不会有人因投票出局。")
+        else:
+            # 每个游戏日白天开始时，公示前一游戏日因投票出局角色名单、夜晚出局角色名单和当日警长
+            voted = [
+                o.player for o in state.outs if o.phase.kind == DAY and o.phase.number == n - 1 and o.cause == "投票"
+            ]
+            lines.append("昨日投票出局：" + ("、".join(voted) if voted else "无") + "。")
+            night = [o.player for o in state.outs if o.phase.kind == NIGHT and o.phase.number == n - 1]
+            lines.append("昨夜出局：" + "、".join(night) + "。" if night else "昨夜无人出局。")
+        lines.extend(state.flags.pop("report", []))
+        lines.append(f"当日警长：{state.sheriff}。" if state.sheriff else "当日警长：无。")
+        announce(state, "".join(lines))
+
+    def on_stage_closed(self, state: GameState, stage: int) -> None:
+        stage_id = self.night_stages[stage].id
+        if stage_id == "夜晚2":
+            settle_kings(state)
+        elif stage_id == "夜晚3":
+            settle_infected(state)
+        elif stage_id == "夜晚4" and "check" in state.acts:
+            settle_check(state)
+        elif stage_id == "夜晚5":
+            if "kill" in state.acts:
+                settle_kill(state)
+            give_spirit(state)
+
+    def settlement(self, state: GameState) -> list[tuple[Any, ...]]:
+        kind_ = state.phase.kind
+        if kind_ == START:
+            return [("start",)]
+        if kind_ == NIGHT:
+            return [("night",)]
+        return [("election",) if state.phase.number == 1 else ("vote",)]
+
+    def run_task(self, state: GameState, task: tuple[Any, ...]) -> None:
+        name = task[0]
+        if name == "start":
+            settle_start(state)
+        elif name == "night":
+            settle_night(state)
+        elif name == "election":
+            elect(state)
+        elif name == "vote":
+            resolve_vote(state)
+        else:
+            raise ValueError(name)
+
+    def on_out(self, state: GameState, name: str, cause: str) -> None:
+        on_out(state, name, cause)
+
+    def answer_prompt(self, state: GameState, prompt: Prompt, cmd: Command) -> None:
+        answer_prompt(state, prompt, cmd)
+
+    def prompt_default(self, state: GameState, prompt: Prompt) -> None:
+        prompt_default(state, prompt)
+
+    def vote_weight(self, state: GameState, voter: str) -> float:
+        # 【带队】<锁定技> 警长投出的票计为两票
+        return 2.0 if voter == state.sheriff else 1.0
+
+    def on_deduct(self, state: GameState, name: str, points: int) -> None:
+        deduct(state, name, points)
+
+    def legal_targets(self, state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:
+        if not _may_use(state, actor, skill):
+            return []
+        alive: list[tuple[str, ...]] = [(n,) for n in state.alive_names()]
+        if skill == SUCCEED:
+            return [t for t in alive if t[0] != actor]
+        return alive
+
+    def identity_text(self, state: GameState, name: str) -> str:
+        c = state.char(name)
+        extra = f"，游离状态的{KIND_NAMES[kind(c) or WOLF_KIND]}" if DRIFT in c.statuses else ""
+        return f"你的身份是{ROLE_NAMES[c.role]}（{CAMP_NAMES[c.camp]}{extra}）。"
+
+    def review_text(self, state: GameState) -> list[str]:
+        lines = ["感染链（谁在何时感染了谁）："]
+        entries = state.flags.get("chain", [])
+        lines += [f"  {e['phase']}：{e['text']}" for e in entries] or ["  （本局无人被感染）"]
+        infected = [c for c in state.chars.values() if "infected_by" in c.marks]
+        if infected:
+            lines.append("被感染者（终局）：")
+            for c in infected:
+                state_text = "游离状态" if DRIFT in c.statuses else "已解除游离"
+                lines.append(
+                    f"  {c.name}（{ROLE_NAMES[c.role]}）：{c.marks['infected_at']}被{c.marks['infected_by']}感染为"
+                    f"{KIND_NAMES[kind(c) or WOLF_KIND]}，{state_text}" + ("" if c.alive else "，已出局")
+                )
+        return lines
+
+
+GANRAN = Ganran(
+    id="ganran",
+    name="感染",
+    aliases=("感染2.0", "ganran", "感染规则2.0"),
+    role_names=ROLE_NAMES,
+    camp_names=CAMP_NAMES,
+    status_names={DRIFT: "游离状态", DYING: "濒死状态"},
+    skill_aliases={"救药": "解药"},
+    night_stages=NIGHT_STAGES,
+    options={
+        OPTION_SPIRIT_ALL: OptionSpec(
+            OPTION_SPIRIT_ALL,
+            True,
+            "为真（默认）时，女巫通灵名单包含当晚所有咬噬/吸血/杀人目标（含银盾/胡蒜目标等无效目标）；"
+            "为假时只列出技能有效的目标。",
+        ),
+        OPTION_ELDER_ALWAYS: OptionSpec(
+            OPTION_ELDER_ALWAYS,
+            False,
+            "为真时，不属于村民阵营的长老（特殊阵营、情侣阵营）出局也公示“长老出局！”（不触发失去技能）。",
+        ),
+    },
+    skills=SKILLS,
+    min_players=10,
+    max_players=40,
+    last_words=0,
+    loss_conditions=(
+        Condition("阵营全部角色均出局", _camps_lost_empty),
+        Condition("长老出局", _special_lost),
+        Condition("情侣出局", _lovers_lost),
+    ),
+    win_conditions=(Condition("情侣双方为非游离状态的狼人与吸血鬼", _lovers_win),),
+)

@@ -1,0 +1,139 @@
+"""感染 2.0: setup bounds, staged nights, who learns what, and the demo's infection chain."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from banshe.demo import run_demo
+from banshe.engine.commands import CLOSE_STAGE, DIRECTOR, Command, IllegalCommand
+from banshe.engine.core import new_game, step
+from banshe.engine.events import FEEDBACK
+from banshe.engine.model import GameState
+from banshe.engine.registry import find_ruleset
+from banshe.rulesets.ganran import GANRAN
+from banshe.scenario import load, play
+
+GOLDEN = Path(__file__).resolve().parent / "scenarios" / "ganran"
+PLAYERS = ["甲", "乙", "丙", "丁", "戊", "己", "庚", "辛", "壬", "癸", "子", "丑"]
+ROLES = dict(
+    zip(
+        PLAYERS,
+        ["先知", "女巫", "守卫", "长老", "猎人", "教士", "爱神", "穆图", "该隐", "村民", "村民", "村民"],
+        strict=True,
+    )
+)
+
+
+def _played(name: str) -> GameState:
+    state, _records = play(load(GOLDEN / name))
+    return state
+
+
+def _feedback(state: GameState, player: str, phase: str) -> list[dict[str, object]]:
+    return [
+        dict(e.data) for e in state.log if e.kind == FEEDBACK and e.phase == phase and e.audience.members == (player,)
+    ]
+
+
+def test_names_and_aliases() -> None:
+    for name in ("感染", "感染2.0", "ganran"):
+        assert find_ruleset(name) is GANRAN
+    assert GANRAN.role_id("丘比特") == GANRAN.role_id("爱神") == "cupid"
+    assert [s.id for s in GANRAN.night_stages] == [f"夜晚{i}" for i in range(1, 7)]
+
+
+@pytest.mark.parametrize("count", [9, 41])
+def test_player_count_outside_bounds_is_refused(count: int) -> None:
+    with pytest.raises(ValueError, match="感染需要10到40名玩家"):
+        new_game("ganran", [f"p{i}" for i in range(count)], seed=1)
+
+
+@pytest.mark.parametrize("count", [10, 40])
+def test_random_deal_has_one_of_each_special(count: int) -> None:
+    state = new_game("ganran", [f"p{i}" for i in range(count)], seed=3)
+    roles = [c.role for c in state.chars.values()]
+    for role in ("seer", "witch", "guard", "elder", "hunter", "priest", "cupid", "mutu", "cain"):
+        assert roles.count(role) == 1
+    assert roles.count("villager") == count - 9
+
+
+def test_two_seers_refused() -> None:
+    roles = dict(ROLES, 癸="先知")
+    with pytest.raises(ValueError, match="恰好一名先知"):
+        new_game("ganran", PLAYERS, roles, seed=1)
+
+
+def _night_one() -> GameState:
+    state = new_game("ganran", PLAYERS, ROLES, seed=1)
+    state = step(state, Command("庚", "adore", ("己",))).state
+    state = step(state, Command(DIRECTOR, "close_phase")).state  # 开局 → 第1天
+    state = step(state, Command(DIRECTOR, "close_phase")).state  # 第1天 → 第1夜
+    assert state.phase.label == "第1夜"
+    return state
+
+
+def test_stages_are_exposed_and_enforced() -> None:
+    state = _night_one()
+    # 夜晚3 does not open before 夜晚1/2 close; 穆图's 咬噬 belongs to 夜晚2
+    with pytest.raises(IllegalCommand, match="尚未轮到"):
+        step(state, Command("甲", "check", ("辛",)))
+    assert GANRAN.stage_for(state, Command("辛", "bite", ("癸",))) == 1
+    assert GANRAN.stage_for(state, Command("癸", "bite", ("子",))) == 2
+    state = step(state, Command(DIRECTOR, CLOSE_STAGE)).state
+    state = step(state, Command("辛", "bite", ("癸",))).state
+    state = step(state, Command(DIRECTOR, CLOSE_STAGE)).state  # 夜晚2 settles: 癸 is infected now
+    assert "游离" in state.char("癸").statuses
+    with pytest.raises(IllegalCommand, match="时限已过"):
+        step(state, Command("壬", "suck", ("子",)))
+
+
+def test_refused_command_changes_nothing() -> None:
+    state = _night_one()
+    before = state.fingerprint()
+    with pytest.raises(IllegalCommand) as exc:
+        step(state, Command("戊", "bullet", ("辛",)))
+    assert "银色子弹" in exc.value.reason
+    assert state.fingerprint() == before
+
+
+def test_elder_and_dying_wolf_learn_nothing() -> None:
+    # FAQ 3/6: 长老、濒死的狼人/吸血鬼不会得知相应技能发动者
+    elder = _played("03_faq_elder_first_bite.yaml")
+    assert _feedback(elder, "丁", "第1夜") == []
+    mutu = _played("04_faq_cain_sucks_mutu.yaml")
+    assert _feedback(mutu, "辛", "第1夜") == []
+
+
+def test_only_mutu_and_cain_learn_success() -> None:
+    # FAQ: 穆图、该隐可得知其技能是否使用成功，其他狼人、吸血鬼则不会收到反馈
+    state = _played("10_faq_mutu_feedback_example.yaml")
+    for player, phase in (("癸", "第2夜"), ("丑", "第3夜")):
+        assert all(f["result"] not in ("成功", "失败") for f in _feedback(state, player, phase))
+
+
+def test_lover_seer_feedback_comes_after_night_six() -> None:
+    state = _played("29_lover_seer_late_and_lovers_camp_forms.yaml")
+    kinds = [(e.data.get("skill"), e.audience.members) for e in state.log if e.kind == FEEDBACK and e.phase == "第1夜"]
+    assert kinds.index(("预言", ("甲",))) > kinds.index(("通灵", ("乙",)))
+
+
+def test_non_lover_seer_feedback_comes_in_night_four() -> None:
+    state = _played("01_faq_seer_sees_drift.yaml")
+    kinds = [(e.data.get("skill"), e.audience.members) for e in state.log if e.kind == FEEDBACK and e.phase == "第1夜"]
+    assert kinds.index(("预言", ("甲",))) < kinds.index(("通灵", ("乙",)))
+
+
+def test_demo_prints_thread_and_infection_chain() -> None:
+    text = run_demo("感染", seed=2, players=14)
+    assert "==== 讨论帖公示 ====" in text
+    assert "感染链" in text
+    assert "胜利，结束于" in text
+
+
+def test_special_elder_out_is_not_announced_by_default() -> None:
+    # seed 4.长老: 公示“长老出局” belongs to the 村民阵营 case (option 长老出局总是公示 changes it)
+    state = _played("36_special_elder_out_no_village_effect.yaml")
+    assert not any("长老出局" in e.text for e in state.log if e.kind == "announce")
+    assert "special" in state.lost_camps
