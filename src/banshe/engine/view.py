@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .commands import ABSTAIN, CHANGE_VOTE, DIRECTOR_SKILLS, VOTE, Command, IllegalCommand
+from .commands import ABSTAIN, CHANGE_VOTE, VOTE, Command, IllegalCommand
 from .core import _validate
 from .model import DAY, GameState
 from .registry import get_ruleset
@@ -72,40 +72,32 @@ def is_legal(state: GameState, cmd: Command) -> str | None:
 
 
 def legal_commands(state: GameState, actor: str) -> list[Command]:
-    """Every command `actor` may post now (the bots' action mask). Director commands excluded."""
+    """Every command `actor` may post now (the bots' action mask). Director commands excluded.
+
+    Candidates come from the ruleset's `legal_targets` (which returns nothing for a skill the
+    actor does not hold); each one is then checked exactly as the engine would check it."""
     if state.over or actor not in state.chars:
         return []
     rs = get_ruleset(state.ruleset)
     found: list[Command] = []
-    candidates: list[Command] = []
     if state.phase.kind == DAY and not state.settling and state.chars[actor].alive:
         skill = CHANGE_VOTE if actor in state.votes else VOTE
-        candidates += [Command(actor, skill, (t,)) for t in [*state.alive_names(), ABSTAIN]]
+        # one full check with 弃权 settles everything about the voter; targets only need to be votable
+        if is_legal(state, Command(actor, skill, (ABSTAIN,))) is None:
+            found += [Command(actor, skill, (t,)) for t in state.alive_names() if rs.can_be_voted(state, t) is None]
+            found.append(Command(actor, skill, (ABSTAIN,)))
+    head = state.prompts[0] if state.prompts else None
     for sid, spec in rs.skills.items():
-        if sid in DIRECTOR_SKILLS:
-            continue
         if spec.prompt:
-            if not state.prompts or state.prompts[0].actor != actor or state.prompts[0].skill != sid:
+            if head is None or head.actor != actor or head.skill != sid:
                 continue
         elif state.phase.kind not in spec.phases or state.settling:
             continue
         if spec.shape == "yesno":
-            candidates += [Command(actor, sid, answer=True), Command(actor, sid, answer=False)]
+            candidates = [Command(actor, sid, answer=True), Command(actor, sid, answer=False)]
         elif spec.shape == "text":
-            candidates.append(Command(actor, sid, text="……"))
+            candidates = [Command(actor, sid, text="……")]
         else:
-            first = True
-            for targets in rs.legal_targets(state, actor, sid):
-                cmd = Command(actor, sid, targets)
-                if first:
-                    # one probe tells whether the actor may use the skill at all
-                    reason = is_legal(state, cmd)
-                    first = False
-                    if reason is not None and "目标" not in reason and "不能" in reason and actor in reason:
-                        break
-                    if reason is None:
-                        found.append(cmd)
-                    continue
-                candidates.append(cmd)
-    found += [c for c in candidates if is_legal(state, c) is None]
+            candidates = [Command(actor, sid, targets) for targets in rs.legal_targets(state, actor, sid)]
+        found += [c for c in candidates if is_legal(state, c) is None]
     return found

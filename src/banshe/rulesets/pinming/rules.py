@@ -635,6 +635,8 @@ class Pinming(Ruleset):
         red_card(state, name)
 
     def legal_targets(self, state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:
+        if not _may_hold(state, actor, skill):
+            return []
         alive = state.alive_names()
         if skill == SUCCEED:
             return [*((n,) for n in alive), (TEAR_BADGE,)]
@@ -642,12 +644,21 @@ class Pinming(Ruleset):
             return [()]
         if skill == SLASH:
             showdown = state.flags.get("showdown")
-            if not showdown:
+            k = showdown["knives"] if showdown else 0
+            if not k or k > len(alive):
                 return []
-            rng = random.Random(len(state.log))
-            k = showdown["knives"]
-            return [tuple(rng.sample(alive, k)) for _ in range(3)] if k <= len(alive) else []
+            rng = random.Random(len(state.log))  # a few orders to choose from, the same on every replay
+            return [tuple(rng.sample(alive, k)) for _ in range(3)]
         return [(n,) for n in alive]
+
+
+def _may_hold(state: GameState, actor: str, skill: str) -> bool:
+    """Whether `actor` holds `skill` at all (the bots' pruning; the engine still checks everything)."""
+    c = state.char(actor)
+    if skill in (KILL, DUEL, SLASH, SURRENDER):
+        return actor in _group(state)
+    holder = {RECOGNIZE: HALFBLOOD, CHECK: SEER, ANTIDOTE: WITCH, POISON: WITCH}.get(skill)
+    return holder is None or c.role == holder
 
 
 def _wolves_win(state: GameState) -> str | None:
