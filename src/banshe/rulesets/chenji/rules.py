@@ -88,7 +88,14 @@ ARROW, REJOIN, CHECK, TIANYAN, ANTIDOTE, POISON = "arrow", "rejoin", "check", "t
 SHIELD, MUTE, SHOOT, FEIGN, POWER, PURE = "shield", "mute", "shoot", "feign", "power", "pure"
 SLANDER, HEIR, CONFESS, MARTYRDOM, STAB = "slander", "heir", "confess", "martyrdom", "stab"
 BITE, KILL, MISSION, REDEEM, GUARD_FAITH = "bite", "kill", "mission", "redeem", "guard_faith"
-PIPE, HEARTBREAK, WITHER, FINALE, SUCCEED, LAST_WORDS = "pipe", "heartbreak", "wither", "finale", "succeed", "last_words"
+PIPE, HEARTBREAK, WITHER, FINALE, SUCCEED, LAST_WORDS = (
+    "pipe",
+    "heartbreak",
+    "wither",
+    "finale",
+    "succeed",
+    "last_words",
+)
 PREDICT, ID_SHEET = "predict", "id_sheet"
 SPIRIT, ZHIJI = "spirit", "zhiji"  # 通灵, 志继: locked skills held as charges
 
@@ -486,7 +493,10 @@ def apply_stab(state: GameState, cmd: Command) -> None:
     assassin.spend(STAB)
     target = state.char(cmd.targets[0])
     wolf = is_wolf(target)
-    announce(state, f"刺客{cmd.actor}发动行刺，{target.name}出局。" + ("" if wolf else f"目标不是狼人，刺客{cmd.actor}同时出局。"))
+    announce(
+        state,
+        f"刺客{cmd.actor}发动行刺，{target.name}出局。" + ("" if wolf else f"目标不是狼人，刺客{cmd.actor}同时出局。"),
+    )
     put_out(state, target.name, "行刺")
     if not wolf:
         put_out(state, cmd.actor, "行刺")
@@ -540,7 +550,13 @@ def check_predict(state: GameState, cmd: Command) -> None:
 def apply_predict(state: GameState, cmd: Command) -> None:
     skill, target, result = _parse_prediction(state, cmd)
     state.flags.setdefault("predictions", []).append(
-        {"night": state.phase.number, "actor": cmd.actor, "skill": PREDICTABLE[skill], "target": target, "guess": result}
+        {
+            "night": state.phase.number,
+            "actor": cmd.actor,
+            "skill": PREDICTABLE[skill],
+            "target": target,
+            "guess": result,
+        }
     )
 
 
@@ -626,10 +642,10 @@ def settle_night(state: GameState) -> None:
     """Rulings' order: 守护之盾 → 指杀 → (女巫 not out) 解药 → 纯真 → 毒药 → 濒死 out → 吹笛/曲尽."""
     # 断肠 / 摇落 (the piper's 22:00 skills) take hold first
     if HEARTBREAK in state.acts:
-        target = state.char(state.acts[HEARTBREAK][1])
-        if target.role in ORDINARY and not target.skills_lost:
+        broken = state.char(state.acts[HEARTBREAK][1])
+        if broken.role in ORDINARY and not broken.skills_lost:
             bump(state, "heartbreak_effective")
-            lose_skills(state, [target.name])
+            lose_skills(state, [broken.name])
     if WITHER in state.acts and _withered(state):
         bump(state, "wither_effective")
     power = _valid(state, POWER)
@@ -666,13 +682,13 @@ def settle_night(state: GameState) -> None:
         saved_by_pure = pure is not None and pure[1] == witch.name
         witch_works = DYING not in witch.statuses or saved_by_pure
     if witch_works and ANTIDOTE in state.acts:
-        target = state.char(state.acts[ANTIDOTE][1])
-        if target.alive:
-            target.lives = min(target.lives + 1, 2 if target.role == ELDER else 1)
-            if target.lives > 0 and DYING in target.statuses:
-                target.statuses.discard(DYING)
-                dying.remove(target.name)
-            if target.role in PRIVILEGED:
+        saved = state.char(state.acts[ANTIDOTE][1])
+        if saved.alive:
+            saved.lives = min(saved.lives + 1, 2 if saved.role == ELDER else 1)
+            if saved.lives > 0 and DYING in saved.statuses:
+                saved.statuses.discard(DYING)
+                dying.remove(saved.name)
+            if saved.role in PRIVILEGED:
                 stats(state)["antidote_privileged"] = True
     if pure:
         princess, target = pure
@@ -812,7 +828,11 @@ def _revenge(state: GameState, cause: str) -> None:
 def _heir_candidates(state: GameState, kind: str, dead: str) -> list[str]:
     if kind == "scapegoat":
         return [n for n in state.order if state.is_alive(n) and state.char(n).role == CITIZEN]
-    return [n for n in state.order if n != dead and state.is_alive(n) and is_wolf(state.char(n)) and state.char(n).camp == WOLF]
+    return [
+        n
+        for n in state.order
+        if n != dead and state.is_alive(n) and is_wolf(state.char(n)) and state.char(n).camp == WOLF
+    ]
 
 
 def _set_heir(state: GameState, kind: str, heir: str | None) -> None:
@@ -861,7 +881,9 @@ def prompt_default(state: GameState, prompt: Prompt) -> None:
         set_sheriff(state, successor)
     elif prompt.skill == HEIR:
         kind = prompt.get("kind")
-        heir = draw(state, "冤死继承者" if kind == "scapegoat" else "杀人继承者", _heir_candidates(state, kind, prompt.actor))
+        heir = draw(
+            state, "冤死继承者" if kind == "scapegoat" else "杀人继承者", _heir_candidates(state, kind, prompt.actor)
+        )
         _set_heir(state, kind, heir)
     elif prompt.skill == FEIGN:
         _vote_out(state, prompt.actor)  # 装傻 not used
@@ -967,7 +989,11 @@ def _members(state: GameState, camp: str) -> list[Character]:
 
 def _core_villagers(state: GameState) -> list[Character]:
     """村民阵营中除猎人、白痴外的所有普通身份及良民."""
-    return [c for c in _members(state, VILLAGE) if (c.role in ORDINARY and c.role not in (HUNTER, IDIOT)) or c.role == CITIZEN]
+    return [
+        c
+        for c in _members(state, VILLAGE)
+        if (c.role in ORDINARY and c.role not in (HUNTER, IDIOT)) or c.role == CITIZEN
+    ]
 
 
 def _losses(state: GameState) -> list[str]:
@@ -995,9 +1021,8 @@ def _losses(state: GameState) -> list[str]:
 
 def _white_wins(state: GameState) -> str | None:
     # 白狼在只有5个人未出局时自身未出局 (rulings: 5 or fewer)
-    if WHITE in state.camps_in_game and any(c.alive for c in _members(state, WHITE)):
-        if len(state.alive()) <= 5:
-            return WHITE
+    if WHITE in state.camps_in_game and any(c.alive for c in _members(state, WHITE)) and len(state.alive()) <= 5:
+        return WHITE
     return None
 
 
@@ -1020,8 +1045,15 @@ def _wolves_win(state: GameState) -> str | None:
 # -- stages, skills, the ruleset ---------------------------------------------------------------
 NIGHT_STAGES = (
     NightStage("2145", "守卫行动", frozenset({SHIELD, MUTE}), deadline="21:45"),
-    NightStage("2200", "吹笛者与修女卫道", frozenset({PIPE, HEARTBREAK, WITHER, FINALE, GUARD_FAITH}), deadline="22:00"),
-    NightStage("2215", "预言、天眼、弄权、诽谤、杀人、撕咬", frozenset({CHECK, TIANYAN, POWER, SLANDER, KILL, BITE}), deadline="22:15"),
+    NightStage(
+        "2200", "吹笛者与修女卫道", frozenset({PIPE, HEARTBREAK, WITHER, FINALE, GUARD_FAITH}), deadline="22:00"
+    ),
+    NightStage(
+        "2215",
+        "预言、天眼、弄权、诽谤、杀人、撕咬",
+        frozenset({CHECK, TIANYAN, POWER, SLANDER, KILL, BITE}),
+        deadline="22:15",
+    ),
     NightStage("2230", "女巫行动", frozenset({ANTIDOTE, POISON}), opens_with_night=False, deadline="22:30"),
     NightStage("2245", "纯真与救赎", frozenset({PURE, REDEEM}), opens_with_night=False, deadline="22:45"),
 )
@@ -1195,8 +1227,10 @@ class Chenji(Ruleset):
             return [()]
         if skill in (MARTYRDOM, STAB):
             # rare for a random bot: these end characters at once
-            return [()] if skill == MARTYRDOM and rng.random() < 0.01 else (
-                [(rng.choice(alive),)] if skill == STAB and rng.random() < 0.1 else []
+            return (
+                [()]
+                if skill == MARTYRDOM and rng.random() < 0.01
+                else ([(rng.choice(alive),)] if skill == STAB and rng.random() < 0.1 else [])
             )
         if skill == FINALE:
             return [(n,) for n in alive if MAD in state.char(n).statuses]
