@@ -184,6 +184,10 @@ class Ruleset:
 
         raise IllegalCommand("本规则没有扣分制度")
 
+    def review(self, state: GameState) -> list[str]:
+        """Extra 复盘 lines for a finished game (an achievement or coin table …)."""
+        return []
+
     def legal_targets(self, state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:
         """Candidate target tuples for a bot to try; each is still checked by the engine."""
         return [(n,) for n in state.alive_names()]

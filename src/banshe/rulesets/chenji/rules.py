@@ -162,6 +162,12 @@ def next_day(state: GameState, text: str) -> None:
     state.flags.setdefault("next_day", []).append(text)
 
 
+def change_sheriff(state: GameState, name: str | None) -> None:
+    """The badge moves; the sheriff's two votes count for 狼人阵营's win condition at once."""
+    set_sheriff(state, name)
+    check_outcome(state)
+
+
 def report(state: GameState, text: str) -> None:
     """公示 at once by day; what happens at night opens the next day."""
     if state.phase.kind == DAY:
@@ -337,7 +343,6 @@ def check_pipe(state: GameState, cmd: Command) -> None:
     # 吹笛 — 游戏日夜晚，吹笛可以选择一名角色; 曲尽: 可以放弃发动【吹笛】
     _need(state, cmd, PIPER, "吹笛")
     _once_tonight(state, cmd, "吹笛")
-    _other(cmd, "吹笛")
     if FINALE in state.acts:
         raise IllegalCommand("今晚已经发动曲尽，不能再吹笛")
 
@@ -456,6 +461,8 @@ def check_pure(state: GameState, cmd: Command) -> None:
     c = _need(state, cmd, PRINCESS, "纯真")
     _need_charge(c, PURE, "纯真")
     _other(cmd, "纯真")
+    if cmd.targets[0] not in [t for skill, _a, t in state.acts.get("order", []) if skill in (KILL, BITE)]:
+        raise IllegalCommand(f"{cmd.targets[0]}今晚没有被指杀，不能成为<纯真>的目标")
 
 
 # -- day skills --------------------------------------------------------------------------------
@@ -650,7 +657,7 @@ def settle_night(state: GameState) -> None:
         bump(state, "wither_effective")
     power = _valid(state, POWER)
     if power:
-        set_sheriff(state, power[1])
+        change_sheriff(state, power[1])
         next_day(state, "警长替换")
     shielded = state.acts.get(SHIELD, (None, None))[1]
     dying: list[str] = []
@@ -659,6 +666,9 @@ def settle_night(state: GameState) -> None:
             continue
         if skill == KILL and actor == _withered(state):
             continue
+        stats(state).setdefault("kills", []).append(
+            {"night": state.phase.number, "actor": actor, "skill": skill, "target": target}
+        )
         t = state.char(target)
         if not t.alive:
             continue
@@ -673,7 +683,6 @@ def settle_night(state: GameState) -> None:
                 t.statuses.add(DYING)
                 t.marks["dying_cause"] = "杀人" if skill == KILL else "撕咬"
                 dying.append(target)
-    state.flags["kill_results"] = {t: (t in dying) for s, _a, t in state.acts.get("order", []) if s in (KILL, BITE)}
     pure = _valid(state, PURE)
     witches = state.with_role(WITCH)
     witch = witches[0] if witches else None
@@ -859,7 +868,7 @@ def answer_prompt(state: GameState, prompt: Prompt, cmd: Command) -> None:
         target = cmd.targets[0]
         if target == cmd.actor or not state.is_alive(target):
             raise IllegalCommand("殉职须选择一名未出局的其他角色继任警长")
-        set_sheriff(state, target)
+        change_sheriff(state, target)
     elif prompt.skill == HEIR:
         kind = prompt.get("kind")
         target = cmd.targets[0]
@@ -878,7 +887,7 @@ def prompt_default(state: GameState, prompt: Prompt) -> None:
     if prompt.skill == SUCCEED:
         # 殉职: 须选择 — no answer: a random alive character (rulings)
         successor = draw(state, "警长继任者", [n for n in state.order if state.is_alive(n)])
-        set_sheriff(state, successor)
+        change_sheriff(state, successor)
     elif prompt.skill == HEIR:
         kind = prompt.get("kind")
         heir = draw(
@@ -902,6 +911,8 @@ def _vote_out(state: GameState, name: str) -> None:
     announce(state, f"{name}被投票出局。")
     if state.char(name).role == REBEL:
         stats(state).setdefault("rebels_voted", []).append(name)
+    if state.acts.get("slander_hit") == name:
+        bump(state, "slander_hits")  # 由于发动【诽谤】技能，使得一本不该出局的非村民阵营角色出局
     put_out(state, name, "投票")
 
 
@@ -917,7 +928,7 @@ def elect(state: GameState) -> None:
         announce(state, "第1天投票结束，无人投票，本局暂无警长。")
         return
     announce(state, f"第1天投票结束，{winner}当选警长。")
-    set_sheriff(state, winner)
+    change_sheriff(state, winner)
 
 
 def vote_counts(state: GameState, slander: bool = True, bloodline: bool = True) -> dict[str, float]:
@@ -949,6 +960,8 @@ def resolve_vote(state: GameState) -> None:
     # achievements: who would have gone out without 诽谤 / 血统
     plain = _single_top(vote_counts(state, slander=False))
     no_blood = _single_top(vote_counts(state, bloodline=False))
+    if no_blood is not None and state.char(no_blood).role == ALPHA and top != [no_blood]:
+        bump(state, "bloodline_saves")
     if len(top) == 1:
         target = top[0]
         c = state.char(target)
@@ -956,10 +969,8 @@ def resolve_vote(state: GameState) -> None:
             bump(state, "redeem_blocks")
             announce(state, f"{state.phase.label}投票结束，无人出局。")
             return
-        if no_blood is not None and state.char(no_blood).role == ALPHA and no_blood != target:
-            bump(state, "bloodline_saves")
         if plain != target and c.camp != VILLAGE:
-            bump(state, "slander_hits")
+            state.acts["slander_hit"] = target
         if c.role == IDIOT and not c.skills_lost:
             announce(state, f"{state.phase.label}投票结束。")
             push_prompt(state, Prompt(target, FEIGN, "你即将因投票出局，是否发动装傻？"))
@@ -1218,6 +1229,11 @@ class Chenji(Ruleset):
         c.marks["deducted"] = c.marks.get("deducted", 0) + points
         notice(state, name, f"你被扣{points}分（累计{c.marks['deducted']}分）。")
 
+    def review(self, state: GameState) -> list[str]:
+        from .achievements import table
+
+        return table(state) if state.over else []
+
     def legal_targets(self, state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:
         alive = state.alive_names()
         rng = random.Random(len(state.log) * 31 + state.char(actor).seat)
@@ -1248,7 +1264,11 @@ CHENJI = Chenji(
     status_names=STATUS_NAMES,
     skill_aliases={"救药": "解药", "神圣之盾": "守护之盾", "吹笛者": "吹笛"},
     night_stages=NIGHT_STAGES,
-    options={OPTION_COINS: OptionSpec(OPTION_COINS, 0, "全体演员竞拍角色所出金币之和，按成就点数分配（成就奖励）。")},
+    options={
+        OPTION_COINS: OptionSpec(
+            OPTION_COINS, 10000, "全体演员竞拍角色所出金币之和，按成就点数分配（默认取疑问解答第8条的示例10000）。"
+        )
+    },
     skills=SKILLS,
     min_players=MIN_PLAYERS,
     max_players=MAX_PLAYERS,
