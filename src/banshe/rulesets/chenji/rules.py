@@ -364,6 +364,15 @@ def check_heartbreak(state: GameState, cmd: Command) -> None:
     _need_charge(c, HEARTBREAK, "断肠")
 
 
+def apply_heartbreak(state: GameState, cmd: Command) -> None:
+    # 断肠 takes hold at once (22:00): the target's later skills tonight are refused
+    apply_spend(state, cmd)
+    broken = state.char(cmd.targets[0])
+    if broken.role in ORDINARY and not broken.skills_lost:
+        bump(state, "heartbreak_effective")
+        lose_skills(state, [broken.name])
+
+
 def check_wither(state: GameState, cmd: Command) -> None:
     # 摇落<限定技> — 若该角色为普通身份，则该角色当晚发动的技能无效
     c = _need(state, cmd, PIPER, "摇落")
@@ -647,12 +656,6 @@ def _valid(state: GameState, skill: str) -> tuple[str, str] | None:
 
 def settle_night(state: GameState) -> None:
     """Rulings' order: 守护之盾 → 指杀 → (女巫 not out) 解药 → 纯真 → 毒药 → 濒死 out → 吹笛/曲尽."""
-    # 断肠 / 摇落 (the piper's 22:00 skills) take hold first
-    if HEARTBREAK in state.acts:
-        broken = state.char(state.acts[HEARTBREAK][1])
-        if broken.role in ORDINARY and not broken.skills_lost:
-            bump(state, "heartbreak_effective")
-            lose_skills(state, [broken.name])
     if WITHER in state.acts and _withered(state):
         bump(state, "wither_effective")
     power = _valid(state, POWER)
@@ -1063,6 +1066,7 @@ NIGHT_STAGES = (
         "2215",
         "预言、天眼、弄权、诽谤、杀人、撕咬",
         frozenset({CHECK, TIANYAN, POWER, SLANDER, KILL, BITE}),
+        opens_with_night=False,
         deadline="22:15",
     ),
     NightStage("2230", "女巫行动", frozenset({ANTIDOTE, POISON}), opens_with_night=False, deadline="22:30"),
@@ -1096,7 +1100,7 @@ SKILLS = {
         SkillSpec(KILL, "杀人", _N, ONE_TARGET, check_kill, apply_record, audience="group:wolves"),
         SkillSpec(BITE, "撕咬", _N, ONE_TARGET, check_bite, apply_bite),
         SkillSpec(PIPE, "吹笛", _N, ONE_TARGET, check_pipe, apply_record),
-        SkillSpec(HEARTBREAK, "断肠", _N, ONE_TARGET, check_heartbreak, apply_spend),
+        SkillSpec(HEARTBREAK, "断肠", _N, ONE_TARGET, check_heartbreak, apply_heartbreak),
         SkillSpec(WITHER, "摇落", _N, ONE_TARGET, check_wither, apply_spend),
         SkillSpec(FINALE, "曲尽", _N, ONE_TARGET, check_finale, apply_record),
         SkillSpec(GUARD_FAITH, "卫道", _N, ONE_TARGET, check_faith, apply_targeted_once),
