@@ -624,7 +624,7 @@ def on_stage_closed(state: GameState, stage: int) -> None:
         # 通灵<锁定技> — 会得知当晚被指杀的目标 (every 杀人/撕咬 target, guarded or not)
         for witch in state.with_role(WITCH):
             if witch.alive and witch.has_charge(SPIRIT):
-                targets = [t for s, _a, t in state.acts.get("order", []) if s in (KILL, BITE)]
+                targets = list(dict.fromkeys(t for s, _a, t in state.acts.get("order", []) if s in (KILL, BITE)))
                 feedback(
                     state,
                     witch.name,
