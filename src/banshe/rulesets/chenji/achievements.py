@@ -138,7 +138,7 @@ def compute_awards(state: GameState, post: PostGame | None = None) -> list[Award
     voters = len(post.award_votes)
     for nominee, votes in Counter(post.award_votes.values()).items():
         camp = chars[nominee].camp if nominee in chars else None
-        if camp and camp != state.winner and 2 * votes > voters:
+        if camp and state.winner and camp != state.winner and 2 * votes > voters:
             give(nominee, "虽败犹荣", f"{CAMP_NAMES[camp]}失败，评奖投票过半", LOSS_POINTS[camp])
     # 3. 慧眼识人
     others = len(state.order) - 1

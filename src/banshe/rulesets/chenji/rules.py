@@ -1239,24 +1239,59 @@ class Chenji(Ruleset):
         return table(state) if state.over else []
 
     def legal_targets(self, state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:
+        """Candidates for the random bots; the engine still checks each one."""
+        c = state.char(actor)
+        owners = SKILL_OWNERS.get(skill)
+        if owners is not None and c.role not in owners:
+            return []  # not this identity's skill: nothing to try
+        if skill == KILL and actor not in killer_of(state):
+            return []
         alive = state.alive_names()
-        rng = random.Random(len(state.log) * 31 + state.char(actor).seat)
+        rng = random.Random(len(state.log) * 31 + c.seat)
         if skill == ARROW:
             return [tuple(rng.sample(state.order, 2)) for _ in range(2)]
         if skill == REJOIN:
             return [()]
-        if skill in (MARTYRDOM, STAB):
-            # rare for a random bot: these end characters at once
-            return (
-                [()]
-                if skill == MARTYRDOM and rng.random() < 0.01
-                else ([(rng.choice(alive),)] if skill == STAB and rng.random() < 0.1 else [])
-            )
+        if skill == MARTYRDOM:
+            return [()] if rng.random() < 0.01 else []  # rare: a bot would end itself at once
+        if skill == STAB:
+            return [(rng.choice(alive),)] if rng.random() < 0.1 else []
         if skill == FINALE:
             return [(n,) for n in alive if MAD in state.char(n).statuses]
+        if skill == PURE:
+            return [(t,) for s, _a, t in state.acts.get("order", []) if s in (KILL, BITE)]
+        if skill in (PREDICT, ID_SHEET, LAST_WORDS, MISSION):
+            return []
         if skill == HEIR:
             return [(n,) for n in alive if n != actor]
         return [(n,) for n in alive]
+
+
+# which identity may post each skill (the bots' quick filter; the checks stay authoritative)
+SKILL_OWNERS: dict[str, tuple[str, ...]] = {
+    ARROW: (CUPID,),
+    REJOIN: (WHITE_WOLF,),
+    CHECK: (SEER,),
+    TIANYAN: (SILENT,),
+    ANTIDOTE: (WITCH,),
+    POISON: (WITCH,),
+    SHIELD: (GUARD,),
+    MUTE: (GUARD,),
+    POWER: (MAGICIAN,),
+    PURE: (PRINCESS,),
+    SLANDER: (SLANDERER,),
+    CONFESS: (CONFESSOR,),
+    MARTYRDOM: (MARTYR,),
+    STAB: (ASSASSIN,),
+    BITE: (WHITE_WOLF,),
+    MISSION: (ENVOY,),
+    REDEEM: (NUN,),
+    GUARD_FAITH: (NUN,),
+    PIPE: (PIPER,),
+    HEARTBREAK: (PIPER,),
+    WITHER: (PIPER,),
+    FINALE: (PIPER,),
+}
 
 
 CHENJI = Chenji(
