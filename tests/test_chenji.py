@@ -122,6 +122,10 @@ def test_mad_post_check() -> None:
     assert not is_allowed_mad_post("喵1")
     assert not is_allowed_mad_post("喵！")
     assert not is_allowed_mad_post("[图]")
+    # 除“投票对象”外: a name he may vote for is allowed
+    assert is_allowed_mad_post("喵喵 投给 甲", vote_targets=["甲"]) is False
+    assert is_allowed_mad_post("喵喵 甲", vote_targets=["甲", "乙"])
+    assert not is_allowed_mad_post("喵喵 丙", vote_targets=["甲", "乙"])
 
 
 def _played(name: str) -> object:

@@ -7,9 +7,10 @@ rulings' order; achievements are computed from the log in `achievements.py`.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from typing import Any
 
-from banshe.engine.commands import DEDUCT, Command, IllegalCommand
+from banshe.engine.commands import Command, IllegalCommand
 from banshe.engine.core import (
     announce,
     check_outcome,
@@ -112,19 +113,16 @@ OPTION_COINS = "竞拍金币总额"
 MAD_CHARACTERS = frozenset("啊嗷嘎咕呱哼咴叽啾喵咩哞喔汪喳吱")
 
 
-def is_allowed_mad_post(text: str) -> bool:
+def is_allowed_mad_post(text: str, vote_targets: Iterable[str] = ()) -> bool:
     """True when `text` uses only the 16 allowed characters, spaces and line breaks (癫狂状态).
-    The vote itself is posted separately in the vote format and is not checked here."""
+    除“投票对象”外: the names in `vote_targets` (the characters he may vote for) are allowed too."""
+    for name in sorted(vote_targets, key=len, reverse=True):
+        if name:
+            text = text.replace(name, " ")
     return all(ch in MAD_CHARACTERS or ch in " \u3000\n\r" for ch in text)
 
 
 # -- small queries -----------------------------------------------------------------------------
-def has(state: GameState, name: str, role: str) -> bool:
-    """`name` holds the identity `role` and still has its skills."""
-    c = state.char(name)
-    return c.role == role and not c.skills_lost
-
-
 def is_wolf(c: Character) -> bool:
     return c.role in WOLVES
 
@@ -1320,4 +1318,4 @@ CHENJI = Chenji(
     ),
 )
 
-__all__ = ["CHENJI", "is_allowed_mad_post", "DEDUCT"]
+__all__ = ["CHENJI", "is_allowed_mad_post"]
