@@ -209,3 +209,15 @@ def test_demo_prints_the_achievement_table() -> None:
     text = run_demo("沉寂与取酒", seed=3, players=24)
     assert "==== 成就与金币 ====" in text and "每点折合" in text
     assert "结果：" in text and "胜利" in text
+
+
+def test_review_command_prints_awards_and_coins() -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "banshe", "review", str(GOLDEN / "w03_piper_wins.yaml")],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "竞拍金币总额：3000" in run.stdout
+    assert "子（良民）：58点" in run.stdout  # 虽败犹荣 50 (2 of 3 votes) + 未被扣分 7 + 夜晚指杀出局 1
+    assert "申（吹笛者）：137点" in run.stdout

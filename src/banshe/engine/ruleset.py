@@ -184,8 +184,9 @@ class Ruleset:
 
         raise IllegalCommand("本规则没有扣分制度")
 
-    def review(self, state: GameState) -> list[str]:
-        """Extra 复盘 lines for a finished game (an achievement or coin table …)."""
+    def review(self, state: GameState, after: Mapping[str, Any] | None = None) -> list[str]:
+        """Extra 复盘 lines for a finished game (an achievement or coin table …). `after` holds what
+        happens after the game ends (a scenario's `review` block: 评奖 votes …)."""
         return []
 
     def legal_targets(self, state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:

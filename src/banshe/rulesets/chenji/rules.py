@@ -7,7 +7,7 @@ rulings' order; achievements are computed from the log in `achievements.py`.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from banshe.engine.commands import Command, IllegalCommand
@@ -932,12 +932,17 @@ def elect(state: GameState) -> None:
     change_sheriff(state, winner)
 
 
+def vote_target_ok(state: GameState, name: str) -> bool:
+    """Alive and not 假死 (a 假死 character takes no part in the vote, 诽谤 included)."""
+    return state.is_alive(name) and FAKE_DEATH not in state.char(name).statuses
+
+
 def vote_counts(state: GameState, slander: bool = True, bloodline: bool = True) -> dict[str, float]:
     """FAQ 3: votes (警长 2, 装傻后的白痴 0), 诽谤 target +2, 头狼 -2 from day 2."""
     counts = tally(state, CHENJI)
     day = state.phase.number
     slandered = state.flags.get("slandered")
-    if slander and slandered and slandered[0] == day and state.is_alive(slandered[1]):
+    if slander and slandered and slandered[0] == day and vote_target_ok(state, slandered[1]):
         counts[slandered[1]] = counts.get(slandered[1], 0.0) + 2
     if bloodline and day >= 2:
         for c in state.with_role(ALPHA):
@@ -1231,10 +1236,18 @@ class Chenji(Ruleset):
         c.marks["deducted"] = c.marks.get("deducted", 0) + points
         notice(state, name, f"你被扣{points}分（累计{c.marks['deducted']}分）。")
 
-    def review(self, state: GameState) -> list[str]:
-        from .achievements import table
+    def review(self, state: GameState, after: Mapping[str, Any] | None = None) -> list[str]:
+        """成就与金币表. `after`: {评奖: {投票者: 被投者}, 完整参与评奖: [...], 竞拍金币总额: N}."""
+        from .achievements import PostGame, table
 
-        return table(state) if state.over else []
+        if not state.over:
+            return []
+        after = after or {}
+        votes = {str(k): str(v) for k, v in (after.get("评奖") or {}).items()}
+        part = after.get("完整参与评奖")
+        post = PostGame(votes, None if part is None else {str(p) for p in part})
+        coins = after.get("竞拍金币总额")
+        return table(state, post, None if coins is None else int(coins))
 
     def legal_targets(self, state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:
         """Candidates for the random bots; the engine still checks each one."""
