@@ -221,3 +221,9 @@ def test_review_command_prints_awards_and_coins() -> None:
     assert "竞拍金币总额：3000" in run.stdout
     assert "子（良民）：58点" in run.stdout  # 虽败犹荣 50 (2 of 3 votes) + 未被扣分 7 + 夜晚指杀出局 1
     assert "申（吹笛者）：137点" in run.stdout
+
+
+@pytest.mark.parametrize("path", sorted(GOLDEN.glob("*.yaml")), ids=lambda p: p.stem)
+def test_golden_games_replay_identically(path: Path) -> None:
+    state, _records = play(load(path))
+    assert replay(state).fingerprint() == state.fingerprint()
