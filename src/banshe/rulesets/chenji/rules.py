@@ -918,10 +918,6 @@ def _vote_out(state: GameState, name: str) -> None:
 
 
 # -- day ---------------------------------------------------------------------------------------
-def _fmt(v: float) -> str:
-    return str(int(v)) if v == int(v) else str(v)
-
-
 def elect(state: GameState) -> None:
     """竞岗 — 在游戏的第一天投票结束后，最先获得投票数最多的角色当选警长."""
     winner = elect_sheriff(state)
