@@ -983,7 +983,7 @@ def resolve_vote(state: GameState) -> None:
     holder = state.flags.get("scapegoat")
     if len(top) > 1 and holder and state.is_alive(holder) and not _goat_lost(state, holder):
         # 冤死<锁定技> — 若同时有两名或以上角色的票数同时为最高，则你代替高票者出局，并公示
-        announce(state, f"{state.phase.label}投票结束，平票。替罪羊出局！")
+        announce(state, f"{state.phase.label}投票结束，{holder}出局。替罪羊出局！")  # 半公开计票: no tally
         put_out(state, holder, "冤死")
         return
     announce(state, f"{state.phase.label}投票结束，无人出局。")
