@@ -1,4 +1,3 @@
-# HELPER: read /work/wt-chenji/HELPER_BRIEF.md first (deadline, rules of work, full issue text).
 """Built-in rulesets, registered by id: pinming (品茗), chenji (沉寂与取酒)."""
 
 from banshe.engine.registry import register
