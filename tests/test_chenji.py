@@ -227,3 +227,26 @@ def test_review_command_prints_awards_and_coins() -> None:
 def test_golden_games_replay_identically(path: Path) -> None:
     state, _records = play(load(path))
     assert replay(state).fingerprint() == state.fingerprint()
+
+
+def test_kill_predictions_from_scenario_inputs() -> None:
+    from banshe.scenario import parse
+
+    doc = {
+        "ruleset": "沉取",
+        "players": NAMES,
+        "roles": ROLES,
+        "phases": [
+            {"phase": "开局", "inputs": [["酉", "爱神之箭", ["子", "丑"]]]},
+            {"phase": "第1夜", "inputs": [["巳", "预想", "杀人", "甲", "出局"], ["巳", "杀人", "甲"]]},
+            {"phase": "第2夜", "inputs": [["巳", "预想", "杀人 丙 未出局"], ["巳", "杀人", "丙"]]},
+            {"phase": "第3夜", "inputs": [["巳", "预想", "杀人", "丙", "出局"], ["巳", "杀人", "丙"]]},
+            {"phase": "第4夜", "inputs": [["巳", "预想", "杀人", "乙", "未出局"], ["巳", "杀人", "乙"]]},
+        ],
+    }
+    state, records = play(parse(doc))
+    assert all(not r.rejected for r in records)
+    awards = compute_awards(state)
+    mine = sorted(a.points for a in awards if a.player == "巳" and a.family == "指杀与预想相同")
+    assert mine == [7, 20]  # 3 of 4 right (7), 3 in a row (20)
+    assert [a.points for a in best_of_families(awards) if a.player == "巳" and a.family == "指杀与预想相同"] == [20]
