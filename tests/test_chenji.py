@@ -250,3 +250,44 @@ def test_kill_predictions_from_scenario_inputs() -> None:
     mine = sorted(a.points for a in awards if a.player == "巳" and a.family == "指杀与预想相同")
     assert mine == [7, 20]  # 3 of 4 right (7), 3 in a row (20)
     assert [a.points for a in best_of_families(awards) if a.player == "巳" and a.family == "指杀与预想相同"] == [20]
+
+
+def _night_game(inputs: list[list[object]], roles: dict[str, str] | None = None) -> object:
+    from banshe.scenario import parse
+
+    doc = {
+        "ruleset": "沉取",
+        "players": NAMES,
+        "roles": roles or ROLES,
+        "phases": [
+            {"phase": "开局", "inputs": [["酉", "爱神之箭", ["子", "丑"]]]},
+            {"phase": "第1夜", "inputs": inputs},
+        ],
+    }
+    state, records = play(parse(doc))
+    assert all(not r.rejected for r in records), [r.rejected for r in records]
+    return state
+
+
+def _feedback(state: object, player: str, skill: str) -> list[object]:
+    return [
+        e for e in state.log if e.kind == "feedback" and e.audience.members == (player,) and e.data["skill"] == skill
+    ]
+
+
+def test_wither_voids_tianyan_and_it_stays_spent() -> None:
+    s = _night_game([["申", "摇落", "庚"], ["庚", "天眼", "巳"]])
+    assert _feedback(s, "庚", "预言") == []
+    assert not s.chars["庚"].has_charge("tianyan") and not s.chars["庚"].has_charge("zhiji")
+
+
+def test_no_tongling_after_antidote_night() -> None:
+    s = _night_game([["巳", "杀人", "子"], ["乙", "解药", "子"]])
+    assert s.chars["子"].alive
+    assert len(_feedback(s, "乙", "通灵")) == 1
+    apply_in_place(s, Command(DIRECTOR, CLOSE_PHASE))  # the script ended at 第2天: → 第2夜
+    for _ in range(2):  # 21:45 and 22:00 close; 杀人 is a 22:15 skill
+        apply_in_place(s, Command(DIRECTOR, "close_stage"))
+    apply_in_place(s, Command("巳", "kill", ("丑",)))
+    apply_in_place(s, Command(DIRECTOR, CLOSE_PHASE))
+    assert len(_feedback(s, "乙", "通灵")) == 1  # 通灵 lost from the next night
