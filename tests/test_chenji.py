@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from banshe.demo import DEMO_NAMES, run_demo
-from banshe.engine import Command, IllegalCommand, apply_in_place, find_ruleset, new_game, replay
+from banshe.engine import Command, Event, GameState, IllegalCommand, apply_in_place, find_ruleset, new_game, replay
 from banshe.engine.commands import CLOSE_PHASE, DEDUCT, DIRECTOR
 from banshe.rulesets.chenji import is_allowed_mad_post
 from banshe.rulesets.chenji.achievements import PostGame, best_of_families, compute_awards, settle
@@ -77,7 +77,7 @@ def test_duplicate_unique_identity_is_refused() -> None:
         new_game("chenji", NAMES, roles, seed=1)
 
 
-def _start(arrow: list[str] | None = None, rejoin: bool = False) -> object:
+def _start(arrow: list[str] | None = None, rejoin: bool = False) -> GameState:
     state = new_game("chenji", NAMES, ROLES, seed=3)
     if arrow:
         apply_in_place(state, Command("酉", "arrow", tuple(arrow)))
@@ -128,7 +128,7 @@ def test_mad_post_check() -> None:
     assert not is_allowed_mad_post("喵喵 丙", vote_targets=["甲", "乙"])
 
 
-def _played(name: str) -> object:
+def _played(name: str) -> GameState:
     state, _records = play(load(GOLDEN / name))
     return state
 
@@ -252,7 +252,7 @@ def test_kill_predictions_from_scenario_inputs() -> None:
     assert [a.points for a in best_of_families(awards) if a.player == "巳" and a.family == "指杀与预想相同"] == [20]
 
 
-def _night_game(inputs: list[list[object]], roles: dict[str, str] | None = None) -> object:
+def _night_game(inputs: list[list[object]], roles: dict[str, str] | None = None) -> GameState:
     from banshe.scenario import parse
 
     doc = {
@@ -269,7 +269,7 @@ def _night_game(inputs: list[list[object]], roles: dict[str, str] | None = None)
     return state
 
 
-def _feedback(state: object, player: str, skill: str) -> list[object]:
+def _feedback(state: GameState, player: str, skill: str) -> list[Event]:
     return [
         e for e in state.log if e.kind == "feedback" and e.audience.members == (player,) and e.data["skill"] == skill
     ]
