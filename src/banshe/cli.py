@@ -33,6 +33,23 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _review(args: argparse.Namespace) -> int:
+    from .scenario import ScenarioError, load, play
+
+    try:
+        scenario = load(args.file)
+        state, _records = play(scenario)
+    except ScenarioError as exc:
+        print(f"banshe: {exc}", file=sys.stderr)
+        return 2
+    lines = scenario.ruleset.review(state, scenario.review)
+    if not state.over:
+        print("banshe: 对局尚未结束，没有复盘表", file=sys.stderr)
+        return 1
+    print("\n".join(lines) if lines else f"{scenario.ruleset.name}没有复盘表")
+    return 0
+
+
 def _rulesets(args: argparse.Namespace) -> int:
     from .engine.registry import all_rulesets
 
@@ -55,6 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--seed", type=int, default=1)
     d.add_argument("--players", type=int, default=None)
     d.set_defaults(func=_demo)
+    v = sub.add_parser("review", help="play a finished scenario and print the ruleset's 复盘 table (成就与金币)")
+    v.add_argument("file")
+    v.set_defaults(func=_review)
     r = sub.add_parser("rulesets", help="list the rulesets and their options")
     r.set_defaults(func=_rulesets)
     return parser

@@ -63,6 +63,7 @@ class Scenario:
     options: dict[str, Any]
     phases: list[tuple[Phase, list[Any]]]
     source: str = "<scenario>"
+    review: dict[str, Any] = field(default_factory=dict)  # after the game: 评奖 votes … (optional)
 
 
 # -- loading -----------------------------------------------------------------------------------
@@ -140,7 +141,10 @@ def parse(doc: Any, source: str = "<scenario>") -> Scenario:
         for raw in inputs:
             _check_input_names(raw, players, fail, label)
         phases.append((phase, inputs))
-    return Scenario(rs, seed, players, roles, {str(k): v for k, v in options.items()}, phases, source)
+    review = doc.get("review") or {}
+    if not isinstance(review, dict):
+        raise fail("review 必须是映射")
+    return Scenario(rs, seed, players, roles, {str(k): v for k, v in options.items()}, phases, source, review)
 
 
 def _check_input_names(raw: Any, players: list[str], fail: Any, label: str) -> None:

@@ -158,6 +158,7 @@ def judge_lost(state: GameState, camp: str, reason: str) -> None:
     state.lost_camps.append(camp)
     rs = get_ruleset(state.ruleset)
     emit(state, LOST, Audience.director(), f"{rs.camp_name(camp)}判负（{reason}）", camp=camp, reason=reason)
+    rs.on_camp_lost(state, camp)
     check_outcome(state)
 
 
@@ -189,6 +190,7 @@ def check_outcome(state: GameState) -> None:
                     camp=camp,
                     reason=cond.name,
                 )
+                rs.on_camp_lost(state, camp)
     for cond in rs.win_conditions:
         camp = cond.test(state)
         if camp is not None and camp not in state.lost_camps:

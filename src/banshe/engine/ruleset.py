@@ -161,6 +161,9 @@ class Ruleset:
     def on_out(self, state: GameState, name: str, cause: str) -> None:
         """Triggers of an out: 殉情, prompts (最后一枪, 殉职), 遗言 rights."""
 
+    def on_camp_lost(self, state: GameState, camp: str) -> None:
+        """A camp has just been judged lost (before the win conditions are checked)."""
+
     def answer_prompt(self, state: GameState, prompt: Prompt, cmd: Command) -> None:
         """Check and apply the answer to `prompt` (raise IllegalCommand to refuse it)."""
         raise NotImplementedError
@@ -185,6 +188,11 @@ class Ruleset:
         from .commands import IllegalCommand
 
         raise IllegalCommand("本规则没有扣分制度")
+
+    def review(self, state: GameState, after: Mapping[str, Any] | None = None) -> list[str]:
+        """Extra 复盘 lines for a finished game (an achievement or coin table …). `after` holds what
+        happens after the game ends (a scenario's `review` block: 评奖 votes …)."""
+        return []
 
     def legal_targets(self, state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:
         """Candidate target tuples for a bot to try; each is still checked by the engine."""

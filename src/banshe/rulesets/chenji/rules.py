@@ -1,0 +1,1330 @@
+"""沉寂与取酒 V1.5 — seed `000_b72e015fab06684e.txt`, with `shared/spec/rulings.md` and docs/rulings.md.
+
+Each skill is a small check/apply pair citing its rule; the night settles in one task in the
+rulings' order; achievements are computed from the log in `achievements.py`.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from banshe.engine.commands import Command, IllegalCommand
+from banshe.engine.core import (
+    announce,
+    check_outcome,
+    draw,
+    elect_sheriff,
+    feedback,
+    group_notice,
+    notice,
+    push_prompt,
+    put_out,
+    set_camp,
+    set_sheriff,
+    tally,
+    top_of,
+)
+from banshe.engine.model import DAY, NIGHT, START, Character, GameState, Prompt
+from banshe.engine.ruleset import (
+    FREE_TEXT,
+    MANY_TARGETS,
+    NO_TARGET,
+    ONE_TARGET,
+    YES_NO,
+    Condition,
+    NightStage,
+    OptionSpec,
+    Ruleset,
+    SkillSpec,
+)
+
+from .roles import (
+    ALPHA,
+    ASSASSIN,
+    BLACK_WOLF,
+    CAMP_NAMES,
+    CAMP_ORDER,
+    CHECK_RESULT,
+    CITIZEN,
+    CONFESSOR,
+    CUPID,
+    ELDER,
+    ENVOY,
+    GUARD,
+    HUNTER,
+    IDIOT,
+    LOVERS,
+    MAGICIAN,
+    MARTYR,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    NUN,
+    ORDINARY,
+    PIPER,
+    PIPERS,
+    PRINCESS,
+    PRIVILEGED,
+    REBEL,
+    ROLE_ALIASES,
+    ROLE_NAMES,
+    SCAPEGOAT,
+    SEER,
+    SILENT,
+    SLANDERER,
+    UNIQUE,
+    VILLAGE,
+    WHITE,
+    WHITE_WOLF,
+    WITCH,
+    WOLF,
+    WOLVES,
+    base_camp,
+    deal,
+)
+
+# skill ids
+ARROW, REJOIN, CHECK, TIANYAN, ANTIDOTE, POISON = "arrow", "rejoin", "check", "tianyan", "antidote", "poison"
+SHIELD, MUTE, SHOOT, FEIGN, POWER, PURE = "shield", "mute", "shoot", "feign", "power", "pure"
+SLANDER, HEIR, CONFESS, MARTYRDOM, STAB = "slander", "heir", "confess", "martyrdom", "stab"
+BITE, KILL, MISSION, REDEEM, GUARD_FAITH = "bite", "kill", "mission", "redeem", "guard_faith"
+PIPE, HEARTBREAK, WITHER, FINALE, SUCCEED, LAST_WORDS = (
+    "pipe",
+    "heartbreak",
+    "wither",
+    "finale",
+    "succeed",
+    "last_words",
+)
+PREDICT, ID_SHEET = "predict", "id_sheet"
+SPIRIT, ZHIJI = "spirit", "zhiji"  # 通灵, 志继: locked skills held as charges
+
+# statuses
+DYING, MAD, FAKE_DEATH = "dying", "mad", "fake_death"
+STATUS_NAMES = {DYING: "濒死", MAD: "癫狂", FAKE_DEATH: "假死"}
+
+LAST_WORDS_COUNT = 5  # 只有前5名出局者有遗言
+KILL_CAUSES = ("杀人", "撕咬")
+WOLF_GROUP, LOVER_GROUP = "wolves", "lovers"
+OPTION_COINS = "竞拍金币总额"
+
+# the 16 characters a 癫狂 character may post (角色状态: 癫狂状态)
+MAD_CHARACTERS = frozenset("啊嗷嘎咕呱哼咴叽啾喵咩哞喔汪喳吱")
+
+
+def is_allowed_mad_post(text: str, vote_targets: Iterable[str] = ()) -> bool:
+    """True when `text` uses only the 16 allowed characters, spaces and line breaks (癫狂状态).
+    除“投票对象”外: the names in `vote_targets` (the characters he may vote for) are allowed too."""
+    for name in sorted(vote_targets, key=len, reverse=True):
+        if name:
+            text = text.replace(name, " ")
+    return all(ch in MAD_CHARACTERS or ch in " \u3000\n\r" for ch in text)
+
+
+# -- small queries -----------------------------------------------------------------------------
+def is_wolf(c: Character) -> bool:
+    return c.role in WOLVES
+
+
+def piped(c: Character) -> bool:
+    """被吹笛: 癫狂 or 假死 (rulings)."""
+    return MAD in c.statuses or FAKE_DEATH in c.statuses
+
+
+def lovers(state: GameState) -> list[str]:
+    return list(state.flags.get("lovers", ()))
+
+
+def vote_power(state: GameState, name: str) -> int:
+    """Votes a character can cast: sheriff 2, 假死 0, a 白痴 after 装傻 0, else 1."""
+    c = state.char(name)
+    if not c.alive or FAKE_DEATH in c.statuses or c.marks.get("feigned"):
+        return 0
+    return 2 if state.sheriff == name else 1
+
+
+def stats(state: GameState) -> dict[str, Any]:
+    """Counters the achievements read (成就奖励)."""
+    s: dict[str, Any] = state.flags.setdefault("stats", {})
+    return s
+
+
+def bump(state: GameState, key: str, by: int = 1) -> None:
+    s = stats(state)
+    s[key] = s.get(key, 0) + by
+
+
+def next_day(state: GameState, text: str) -> None:
+    """FAQ 4 notices: posted when the next discussion day opens."""
+    state.flags.setdefault("next_day", []).append(text)
+
+
+def change_sheriff(state: GameState, name: str | None) -> None:
+    """The badge moves; the sheriff's two votes count for 狼人阵营's win condition at once."""
+    set_sheriff(state, name)
+    check_outcome(state)
+
+
+def report(state: GameState, text: str) -> None:
+    """公示 at once by day; what happens at night opens the next day."""
+    if state.phase.kind == DAY:
+        announce(state, text)
+    else:
+        next_day(state, text)
+
+
+def _once_per_target(state: GameState, skill: str, target: str, name: str) -> None:
+    used = state.flags.get("targeted", {}).get(skill, [])
+    if target in used:
+        raise IllegalCommand(f"{target}已经成为过<{name}>的目标，每名角色整局只能成为该技能的目标一次")
+
+
+def _mark_target(state: GameState, skill: str, target: str) -> None:
+    state.flags.setdefault("targeted", {}).setdefault(skill, []).append(target)
+
+
+def _once_tonight(state: GameState, cmd: Command, name: str) -> None:
+    if (cmd.skill, cmd.actor) in state.acts.get("used", []):
+        raise IllegalCommand(f"{cmd.actor}今晚已经发动过<{name}>")
+
+
+def _record(state: GameState, cmd: Command) -> None:
+    """Remember tonight's submission: acts[skill] = (actor, target); arrival order in acts['order']."""
+    state.acts.setdefault("used", []).append((cmd.skill, cmd.actor))
+    state.acts[cmd.skill] = (cmd.actor, cmd.target)
+    state.acts.setdefault("order", []).append((cmd.skill, cmd.actor, cmd.target))
+
+
+def _need(state: GameState, cmd: Command, role: str, name: str) -> Character:
+    c = state.char(cmd.actor)
+    if c.role != role:
+        raise IllegalCommand(f"{cmd.actor}不是{ROLE_NAMES[role]}，不能发动<{name}>")
+    if c.skills_lost:
+        raise IllegalCommand(f"{cmd.actor}已失去技能，不能发动<{name}>")
+    return c
+
+
+def _need_charge(c: Character, skill: str, name: str) -> None:
+    if not c.has_charge(skill):
+        raise IllegalCommand(f"<{name}>是限定技，已经用过了")
+
+
+def _other(cmd: Command, name: str) -> None:
+    if cmd.target == cmd.actor:
+        raise IllegalCommand(f"<{name}>需要选择一名其他角色")
+
+
+# -- 开局: 爱神之箭, 归群 ------------------------------------------------------------------------
+def check_arrow(state: GameState, cmd: Command) -> None:
+    # 爱神之箭 — 游戏开始时，爱神须选择两名角色 (rulings: two distinct characters, itself allowed)
+    _need(state, cmd, CUPID, "爱神之箭")
+    if "arrow" in state.acts:
+        raise IllegalCommand("爱神已经选择了情侣")
+    if len(cmd.targets) != 2 or cmd.targets[0] == cmd.targets[1]:
+        raise IllegalCommand("爱神之箭需要选择两名不同的角色")
+
+
+def apply_arrow(state: GameState, cmd: Command) -> None:
+    state.acts["arrow"] = (cmd.actor, list(cmd.targets))
+
+
+def check_rejoin(state: GameState, cmd: Command) -> None:
+    # 归群 — 游戏开始时，你得知所有狼人名单，此时你可以选择加入狼队
+    _need(state, cmd, WHITE_WOLF, "归群")
+    if state.acts.get("rejoin"):
+        raise IllegalCommand("白狼已经选择归群")
+
+
+def apply_rejoin(state: GameState, cmd: Command) -> None:
+    state.acts["rejoin"] = cmd.actor
+
+
+def settle_start(state: GameState) -> None:
+    """归群, then 恋爱/私奔 (the lovers' camps, cupid follows), groups, camps in game."""
+    for c in state.chars.values():
+        if c.role == WHITE_WOLF and state.acts.get("rejoin") == c.name:
+            c.camp = WOLF
+            notice(state, c.name, "你已归群，阵营变为狼人阵营。")
+    cupids = state.with_role(CUPID)
+    if cupids:
+        cupid = cupids[0].name
+        arrow = state.acts.get("arrow")
+        if arrow is None:
+            # 爱神须选择两名角色: no choice in time → the director draws (seeded, recorded)
+            first = draw(state, "爱神之箭（第一名情侣）", list(state.order))
+            second = draw(state, "爱神之箭（第二名情侣）", [n for n in state.order if n != first])
+            pair = [str(first), str(second)]
+        else:
+            pair = list(arrow[1])
+        state.flags["lovers"] = pair
+        state.flags["cupid"] = cupid
+        a, b = (state.char(n) for n in pair)
+        # 私奔: same camp → stays; otherwise both leave their camps and form 情侣阵营
+        camp = a.camp if a.camp == b.camp else LOVERS
+        a.camp = b.camp = camp
+        state.char(cupid).camp = camp  # 丘比特的阵营转变为与情侣相同的阵营
+        state.groups[LOVER_GROUP] = tuple(sorted(pair, key=lambda n: state.char(n).seat))
+        for n in pair:
+            other = pair[1] if n == pair[0] else pair[0]
+            notice(state, n, f"你与{other}成为情侣。")
+    # 狼群: the wolf identities of 狼人阵营 (a lone wolf in 情侣阵营 does not share it)
+    wolves = [c.name for c in state.chars.values() if is_wolf(c) and c.camp == WOLF]
+    state.groups[WOLF_GROUP] = tuple(wolves)
+    group_notice(state, WOLF_GROUP, "狼群成员：" + "、".join(wolves), members=wolves)
+    for c in state.chars.values():
+        if c.role == WHITE_WOLF:
+            notice(state, c.name, "所有狼人：" + "、".join(n for n in state.order if is_wolf(state.char(n))))
+    killers = [c.name for c in state.chars.values() if c.role == BLACK_WOLF]
+    state.flags["killer"] = killers[0] if killers else None
+    holders = [c.name for c in state.chars.values() if c.role == SCAPEGOAT]
+    state.flags["scapegoat"] = holders[0] if holders else None
+    # camps are counted from the end of 开局 (after 私奔)
+    state.camps_in_game = [camp for camp in CAMP_ORDER if any(c.camp == camp for c in state.chars.values())]
+    for c in state.chars.values():
+        notice(state, c.name, f"你的阵营为{CAMP_NAMES[c.camp]}。", camp=c.camp)
+    check_outcome(state)
+
+
+# -- night skills ------------------------------------------------------------------------------
+def check_check(state: GameState, cmd: Command) -> None:
+    # 预言 — 游戏日夜晚，你可以选择一名角色查验其身份
+    _need(state, cmd, SEER, "预言")
+    _once_tonight(state, cmd, "预言")
+
+
+def check_tianyan(state: GameState, cmd: Command) -> None:
+    # 天眼<限定技> — 你获得技能【预言】，并失去技能【志继】 (rulings: one check)
+    c = _need(state, cmd, SILENT, "天眼")
+    _need_charge(c, TIANYAN, "天眼")
+
+
+def apply_tianyan(state: GameState, cmd: Command) -> None:
+    c = state.char(cmd.actor)
+    c.spend(TIANYAN)
+    c.charges[ZHIJI] = 0
+    _record(state, cmd)
+
+
+def check_result(state: GameState, target: str) -> str:
+    """预言反馈: the table's column; 情侣阵营 lovers and their cupid by the seed's note."""
+    t = state.char(target)
+    pair = lovers(state)
+    if t.camp == LOVERS and pair and (target in pair or target == state.flags.get("cupid")):
+        # 按情侣中非村民方角色反馈，若均为非村民方，按照被【预言】角色身份反馈
+        outsiders = [n for n in pair if base_camp(state.char(n).role) != VILLAGE]
+        if len(outsiders) == 1:
+            return CHECK_RESULT[state.char(outsiders[0]).role]
+    return CHECK_RESULT[t.role]
+
+
+def check_shield(state: GameState, cmd: Command) -> None:
+    # 守护之盾 — 每名角色整局游戏只能成为该技能的目标一次
+    _need(state, cmd, GUARD, "守护之盾")
+    _once_tonight(state, cmd, "守护之盾")
+    _once_per_target(state, SHIELD, cmd.targets[0], "守护之盾")
+
+
+def check_mute(state: GameState, cmd: Command) -> None:
+    # 隔音之盾 — 每名角色整局游戏只能成为该技能的目标一次
+    _need(state, cmd, GUARD, "隔音之盾")
+    _once_tonight(state, cmd, "隔音之盾")
+    _once_per_target(state, MUTE, cmd.targets[0], "隔音之盾")
+
+
+def apply_targeted_once(state: GameState, cmd: Command) -> None:
+    _mark_target(state, cmd.skill, cmd.targets[0])
+    _record(state, cmd)
+
+
+def check_pipe(state: GameState, cmd: Command) -> None:
+    # 吹笛 — 游戏日夜晚，吹笛可以选择一名角色; 曲尽: 可以放弃发动【吹笛】
+    _need(state, cmd, PIPER, "吹笛")
+    _once_tonight(state, cmd, "吹笛")
+    if FINALE in state.acts:
+        raise IllegalCommand("今晚已经发动曲尽，不能再吹笛")
+
+
+def check_finale(state: GameState, cmd: Command) -> None:
+    # 曲尽 — 可以放弃发动【吹笛】，并选择一名癫狂状态的角色，使之进入假死状态
+    _need(state, cmd, PIPER, "曲尽")
+    _once_tonight(state, cmd, "曲尽")
+    if PIPE in state.acts:
+        raise IllegalCommand("今晚已经吹笛，不能再发动曲尽")
+    t = state.char(cmd.targets[0])
+    if MAD not in t.statuses or FAKE_DEATH in t.statuses:
+        raise IllegalCommand(f"{t.name}不是癫狂状态，不能成为<曲尽>的目标")
+
+
+def check_heartbreak(state: GameState, cmd: Command) -> None:
+    # 断肠<限定技> — 若该角色为普通身份，则该角色失去技能 (not 普通: accepted and spent)
+    c = _need(state, cmd, PIPER, "断肠")
+    _need_charge(c, HEARTBREAK, "断肠")
+
+
+def apply_heartbreak(state: GameState, cmd: Command) -> None:
+    # 断肠 takes hold at once (22:00): the target's later skills tonight are refused
+    apply_spend(state, cmd)
+    broken = state.char(cmd.targets[0])
+    if broken.role in ORDINARY and not broken.skills_lost:
+        bump(state, "heartbreak_effective")
+        lose_skills(state, [broken.name])
+
+
+def check_wither(state: GameState, cmd: Command) -> None:
+    # 摇落<限定技> — 若该角色为普通身份，则该角色当晚发动的技能无效
+    c = _need(state, cmd, PIPER, "摇落")
+    _need_charge(c, WITHER, "摇落")
+
+
+def apply_spend(state: GameState, cmd: Command) -> None:
+    c = state.char(cmd.actor)
+    c.spend(cmd.skill)
+    if cmd.skill == ANTIDOTE:
+        c.charges[SPIRIT] = 0  # 解药: 同时你失去【通灵】技能 (tonight's 通灵 has already been given)
+    _record(state, cmd)
+
+
+def check_faith(state: GameState, cmd: Command) -> None:
+    # 卫道 — 使其免疫技能【预言】; 每名角色整局游戏只能成为该技能的目标一次
+    _need(state, cmd, NUN, "卫道")
+    _once_tonight(state, cmd, "卫道")
+    _once_per_target(state, GUARD_FAITH, cmd.targets[0], "卫道")
+
+
+def check_redeem(state: GameState, cmd: Command) -> None:
+    # 救赎 — 使其次日白天免于被票出局; 每名角色整局游戏只能成为该技能的目标一次
+    _need(state, cmd, NUN, "救赎")
+    _once_tonight(state, cmd, "救赎")
+    _once_per_target(state, REDEEM, cmd.targets[0], "救赎")
+
+
+def check_power(state: GameState, cmd: Command) -> None:
+    # 弄权<限定技> — 将警长移交给该角色
+    c = _need(state, cmd, MAGICIAN, "弄权")
+    _need_charge(c, POWER, "弄权")
+
+
+def check_slander(state: GameState, cmd: Command) -> None:
+    # 诽谤 — 游戏日夜晚，你可以选择一名角色
+    _need(state, cmd, SLANDERER, "诽谤")
+    _once_tonight(state, cmd, "诽谤")
+
+
+def apply_record(state: GameState, cmd: Command) -> None:
+    _record(state, cmd)
+
+
+def killer_of(state: GameState) -> list[str]:
+    """Who may post 杀人 now: the holder, or after 遗志 either alive lover."""
+    if state.flags.get("lovers_kill"):
+        return [n for n in lovers(state) if state.is_alive(n)]
+    holder = state.flags.get("killer")
+    return [holder] if holder and state.is_alive(holder) else []
+
+
+def check_kill(state: GameState, cmd: Command) -> None:
+    # 杀人 — 游戏日夜晚，黑狼可选择一名角色指杀 (or its heir; after 遗志 the lovers, one a night)
+    if cmd.actor not in killer_of(state):
+        raise IllegalCommand(f"{cmd.actor}没有<杀人>技能")
+    if KILL in state.acts:
+        raise IllegalCommand("今晚已经指杀过了")
+
+
+def _pair_of(state: GameState) -> int:
+    return (state.phase.number + 1) // 2
+
+
+def check_bite(state: GameState, cmd: Command) -> None:
+    # 撕咬 — 游戏日每两晚中（1-2晚、3-4晚以此类推）选择一晚
+    _need(state, cmd, WHITE_WOLF, "撕咬")
+    if _pair_of(state) in state.flags.get("bitten_pairs", []):
+        raise IllegalCommand("每两晚只能撕咬一次，本轮已经撕咬过了")
+
+
+def apply_bite(state: GameState, cmd: Command) -> None:
+    state.flags.setdefault("bitten_pairs", []).append(_pair_of(state))
+    _record(state, cmd)
+
+
+def _witch_check(state: GameState, cmd: Command, skill: str, name: str) -> None:
+    c = _need(state, cmd, WITCH, name)
+    _need_charge(c, skill, name)
+    _other(cmd, name)  # 选择一名其他角色 (解药不能对自己使用, FAQ 2)
+
+
+def check_antidote(state: GameState, cmd: Command) -> None:
+    # 解药<限定技> — 选择一名其他角色，该角色生命值+1但不得超过上限。同时你失去【通灵】
+    _witch_check(state, cmd, ANTIDOTE, "解药")
+
+
+def check_poison(state: GameState, cmd: Command) -> None:
+    # 毒药<限定技> — 选择一名其他角色; 若你在当晚未出局，则该角色在夜晚结束前出局
+    _witch_check(state, cmd, POISON, "毒药")
+
+
+def check_pure(state: GameState, cmd: Command) -> None:
+    # 纯真<限定技> — 代替当晚被狼人指杀的角色出局
+    c = _need(state, cmd, PRINCESS, "纯真")
+    _need_charge(c, PURE, "纯真")
+    _other(cmd, "纯真")
+    if cmd.targets[0] not in [t for skill, _a, t in state.acts.get("order", []) if skill in (KILL, BITE)]:
+        raise IllegalCommand(f"{cmd.targets[0]}今晚没有被指杀，不能成为<纯真>的目标")
+
+
+# -- day skills --------------------------------------------------------------------------------
+def check_confess(state: GameState, cmd: Command) -> None:
+    # 忏悔<限定技> — 游戏日白天，将自己的身份亮给任意其他角色查看
+    c = _need(state, cmd, CONFESSOR, "忏悔")
+    _need_charge(c, CONFESS, "忏悔")
+    _other(cmd, "忏悔")
+
+
+def apply_confess(state: GameState, cmd: Command) -> None:
+    state.char(cmd.actor).spend(CONFESS)
+    target = cmd.targets[0]
+    feedback(state, target, "忏悔", cmd.actor, "忏悔者", f"{cmd.actor}向你亮明身份：忏悔者。")
+
+
+def check_martyrdom(state: GameState, cmd: Command) -> None:
+    # 死节 — 你也可选择在任意时间亮明身份并立即出局
+    _need(state, cmd, MARTYR, "死节")
+
+
+def apply_martyrdom(state: GameState, cmd: Command) -> None:
+    put_out(state, cmd.actor, "死节")
+
+
+def check_stab(state: GameState, cmd: Command) -> None:
+    # 行刺<限定技> — 游戏日白天，刺杀一名其他角色
+    c = _need(state, cmd, ASSASSIN, "行刺")
+    _need_charge(c, STAB, "行刺")
+    _other(cmd, "行刺")
+
+
+def apply_stab(state: GameState, cmd: Command) -> None:
+    assassin = state.char(cmd.actor)
+    assassin.spend(STAB)
+    target = state.char(cmd.targets[0])
+    wolf = is_wolf(target)
+    announce(
+        state,
+        f"刺客{cmd.actor}发动行刺，{target.name}出局。" + ("" if wolf else f"目标不是狼人，刺客{cmd.actor}同时出局。"),
+    )
+    put_out(state, target.name, "行刺")
+    if not wolf:
+        put_out(state, cmd.actor, "行刺")
+
+
+def check_mission(state: GameState, cmd: Command) -> None:
+    # 出使<限定技> — 通过导演向吹笛者发送一条信息，次日白天公示，但不公示内容
+    c = _need(state, cmd, ENVOY, "出使")
+    _need_charge(c, MISSION, "出使")
+
+
+def apply_mission(state: GameState, cmd: Command) -> None:
+    state.char(cmd.actor).spend(MISSION)
+    for p in state.with_role(PIPER):
+        feedback(state, p.name, "出使", None, cmd.text, f"狼使传来消息：{cmd.text}")
+    next_day(state, "出使技能发动！")
+
+
+def check_last_words(state: GameState, cmd: Command) -> None:
+    c = state.char(cmd.actor)
+    if c.alive or c.marks.get("last_words") != "open":
+        raise IllegalCommand(f"{cmd.actor}没有遗言权利（遗言只给最先出局的{LAST_WORDS_COUNT}名角色）")
+
+
+def apply_last_words(state: GameState, cmd: Command) -> None:
+    state.char(cmd.actor).marks["last_words"] = "used"
+    announce(state, f"{cmd.actor}的遗言：{cmd.text}")
+
+
+# -- records the director keeps for the achievements (预想, 身份表) --------------------------------
+PREDICTABLE = {"预言": CHECK, "天眼": TIANYAN, "杀人": KILL, "撕咬": BITE}
+
+
+def _parse_prediction(state: GameState, cmd: Command) -> tuple[str, str, str]:
+    parts = (cmd.text or "").split()
+    if len(parts) != 3 or parts[0] not in PREDICTABLE or parts[1] not in state.chars:
+        raise IllegalCommand("预想的格式为：技能 目标 预想结果（如“预言 乙 狼人”或“杀人 乙 出局”）")
+    skill, target, result = parts
+    if PREDICTABLE[skill] in (KILL, BITE) and result not in ("出局", "未出局"):
+        raise IllegalCommand("指杀的预想结果只能是“出局”或“未出局”")
+    if PREDICTABLE[skill] in (CHECK, TIANYAN) and result not in ("村民", "狼人", "吹笛者", "免疫"):
+        raise IllegalCommand("预言的预想结果只能是 村民/狼人/吹笛者/免疫")
+    return skill, target, result
+
+
+def check_predict(state: GameState, cmd: Command) -> None:
+    # 鞠躬尽瘁: 【预言】/指杀 反馈结果与预想相同 — the player tells the director beforehand
+    _parse_prediction(state, cmd)
+
+
+def apply_predict(state: GameState, cmd: Command) -> None:
+    skill, target, result = _parse_prediction(state, cmd)
+    state.flags.setdefault("predictions", []).append(
+        {
+            "night": state.phase.number,
+            "actor": cmd.actor,
+            "skill": PREDICTABLE[skill],
+            "target": target,
+            "guess": result,
+        }
+    )
+
+
+def _parse_sheet(state: GameState, cmd: Command) -> dict[str, str]:
+    sheet: dict[str, str] = {}
+    for item in (cmd.text or "").replace("，", " ").replace(",", " ").split():
+        name, sep, role = item.partition(":") if ":" in item else item.partition("：")
+        rid = CHENJI.role_id(role)
+        if not sep or name not in state.chars or rid is None:
+            raise IllegalCommand(f"身份表格式为“角色:身份”，以空格分隔：{item}")
+        sheet[name] = rid
+    if not sheet:
+        raise IllegalCommand("身份表是空的")
+    return sheet
+
+
+def check_sheet(state: GameState, cmd: Command) -> None:
+    # 慧眼识人 — 在游戏进行至第四天讨论日前向导演私下递交身份表
+    if state.phase.number >= 4:
+        raise IllegalCommand("身份表须在第四天讨论日前递交")
+    _parse_sheet(state, cmd)
+
+
+def apply_sheet(state: GameState, cmd: Command) -> None:
+    state.flags.setdefault("sheets", {})[cmd.actor] = _parse_sheet(state, cmd)
+
+
+# -- night settlement --------------------------------------------------------------------------
+def on_stage_closed(state: GameState, stage: int) -> None:
+    stage_id = NIGHT_STAGES[stage].id
+    if stage_id == "2215":
+        voided = _withered(state)
+        faith = state.acts.get(GUARD_FAITH, (None, None))[1]
+        for skill in (CHECK, TIANYAN):
+            if skill not in state.acts:
+                continue
+            actor, target = state.acts[skill]
+            if skill == TIANYAN and actor == voided:
+                continue  # 摇落: 天眼 voided
+            if target == faith:
+                result = "免疫"  # 卫道
+                bump(state, "faith_blocks")
+            else:
+                result = check_result(state, target)
+            feedback(state, actor, "预言", target, result, f"你预言了{target}：{result}。")
+            stats(state).setdefault("checks", []).append(
+                {"night": state.phase.number, "actor": actor, "skill": skill, "target": target, "result": result}
+            )
+        # 通灵<锁定技> — 会得知当晚被指杀的目标 (every 杀人/撕咬 target, guarded or not)
+        for witch in state.with_role(WITCH):
+            if witch.alive and witch.has_charge(SPIRIT):
+                targets = list(dict.fromkeys(t for s, _a, t in state.acts.get("order", []) if s in (KILL, BITE)))
+                feedback(
+                    state,
+                    witch.name,
+                    "通灵",
+                    None,
+                    targets,
+                    "今晚被指杀的角色：" + ("、".join(targets) if targets else "无") + "。",
+                )
+
+
+def _withered(state: GameState) -> str | None:
+    """The 普通身份 whose skills of tonight 摇落 voids, if any."""
+    if WITHER not in state.acts:
+        return None
+    target = state.acts[WITHER][1]
+    return target if state.char(target).role in ORDINARY else None
+
+
+def _valid(state: GameState, skill: str) -> tuple[str, str] | None:
+    """Tonight's submission of `skill` unless 摇落 voided it."""
+    entry = state.acts.get(skill)
+    if entry is None:
+        return None
+    actor, target = entry
+    if actor == _withered(state):
+        return None
+    return actor, target
+
+
+def settle_night(state: GameState) -> None:
+    """Rulings' order: 守护之盾 → 指杀 → (女巫 not out) 解药 → 纯真 → 毒药 → 濒死 out → 吹笛/曲尽."""
+    if WITHER in state.acts and _withered(state):
+        bump(state, "wither_effective")
+    power = _valid(state, POWER)
+    if power:
+        change_sheriff(state, power[1])
+        next_day(state, "警长替换")
+    shielded = state.acts.get(SHIELD, (None, None))[1]
+    dying: list[str] = []
+    for skill, actor, target in state.acts.get("order", []):
+        if skill not in (KILL, BITE):
+            continue
+        if skill == KILL and actor == _withered(state):
+            continue
+        stats(state).setdefault("kills", []).append(
+            {"night": state.phase.number, "actor": actor, "skill": skill, "target": target}
+        )
+        t = state.char(target)
+        if not t.alive:
+            continue
+        if target == shielded:
+            bump(state, "shield_blocks")
+            continue
+        if t.lives > 0:
+            t.lives -= 1
+            if t.role == ELDER:
+                stats(state)["elder_hit"] = True
+            if t.lives == 0:
+                t.statuses.add(DYING)
+                t.marks["dying_cause"] = "杀人" if skill == KILL else "撕咬"
+                dying.append(target)
+    pure = _valid(state, PURE)
+    witches = state.with_role(WITCH)
+    witch = witches[0] if witches else None
+    witch_works = False
+    if witch is not None and witch.alive:
+        saved_by_pure = pure is not None and pure[1] == witch.name
+        witch_works = DYING not in witch.statuses or saved_by_pure
+    if witch_works and ANTIDOTE in state.acts:
+        saved = state.char(state.acts[ANTIDOTE][1])
+        if saved.alive:
+            saved.lives = min(saved.lives + 1, 2 if saved.role == ELDER else 1)
+            if saved.lives > 0 and DYING in saved.statuses:
+                saved.statuses.discard(DYING)
+                dying.remove(saved.name)
+            if saved.role in PRIVILEGED:
+                stats(state)["antidote_privileged"] = True
+    if pure:
+        princess, target = pure
+        t = state.char(target)
+        if DYING in t.statuses and target in dying:
+            t.statuses.discard(DYING)
+            t.lives = 1
+            dying.remove(target)
+            p = state.char(princess)
+            if DYING not in p.statuses:
+                p.statuses.add(DYING)
+                p.marks["dying_cause"] = "纯真"
+                dying.append(princess)
+            if t.role in PRIVILEGED:
+                stats(state)["pure_privileged"] = True
+    if witch_works and POISON in state.acts:
+        target = state.acts[POISON][1]
+        if state.is_alive(target):
+            if target in dying:
+                dying.remove(target)
+            state.char(target).statuses.discard(DYING)
+            if state.char(target).role in (*WOLVES, PIPER):
+                stats(state)["poison_wolf"] = True
+            put_out(state, target, "毒药")
+    for name in dying:
+        c = state.char(name)
+        c.statuses.discard(DYING)
+        if c.alive:
+            if c.marks.get("dying_cause") in KILL_CAUSES and c.camp == VILLAGE:
+                stats(state).setdefault("killed_villagers", []).append(name)
+            put_out(state, name, c.marks.pop("dying_cause", "杀人"))
+    # 吹笛 / 曲尽 settle even if the 吹笛者 went out tonight
+    if PIPE in state.acts:
+        actor, target = state.acts[PIPE]
+        t = state.char(target)
+        muted = state.acts.get(MUTE, (None, None))[1]
+        stats(state).setdefault("piped", []).append(target)
+        if target == muted:
+            bump(state, "mute_blocks")
+        elif t.alive and not piped(t):
+            t.statuses.add(MAD)
+            check_outcome(state)
+    if FINALE in state.acts:
+        t = state.char(state.acts[FINALE][1])
+        if t.alive and MAD in t.statuses:
+            t.statuses.discard(MAD)
+            t.statuses.add(FAKE_DEATH)
+            check_outcome(state)
+    slander = _valid(state, SLANDER)
+    state.flags["slandered"] = (state.phase.number + 1, slander[1]) if slander else None
+    redeem = state.acts.get(REDEEM)
+    state.flags["redeemed"] = (state.phase.number + 1, redeem[1]) if redeem else None
+
+
+def lose_skills(state: GameState, names: list[str]) -> None:
+    """失去技能: the identity's skills; 白痴失去该技能时立即出局 once he has used 装傻."""
+    for n in names:
+        state.char(n).skills_lost = True
+    for n in names:
+        c = state.char(n)
+        if c.role == IDIOT and c.marks.get("feigned") and c.alive:
+            report(state, f"白痴{n}失去技能，立即出局。")
+            put_out(state, n, "装傻")
+
+
+# -- outs and prompts --------------------------------------------------------------------------
+def on_out(state: GameState, name: str, cause: str) -> None:
+    c = state.char(name)
+    c.statuses.discard(DYING)
+    pair = lovers(state)
+    # 殉情<锁定技> — 情侣中若有一人出局，另一人立即出局 (settles before any prompt)
+    if name in pair:
+        other = pair[1] if pair[0] == name else pair[0]
+        if state.is_alive(other):
+            put_out(state, other, "殉情")
+            _revenge(state, cause)
+    if state.flags.get("last_words_given", 0) < LAST_WORDS_COUNT:
+        state.flags["last_words_given"] = state.flags.get("last_words_given", 0) + 1
+        c.marks["last_words"] = "open"
+        notice(state, name, "你可以留下遗言（次日09:00之前）。", right="遗言")
+    # 志继<觉醒技> — 当预言家出局后，你的身份转变为预言家，并失去技能【天眼】
+    if c.role == SEER:
+        for s in state.with_role(SILENT):
+            if s.alive and not s.skills_lost and s.has_charge(ZHIJI):
+                s.role = SEER
+                s.charges.pop(ZHIJI, None)
+                s.charges.pop(TIANYAN, None)
+                notice(state, s.name, "预言家出局，你的身份转变为预言家。")
+    if c.role == ELDER:
+        next_day(state, "长老出局！")
+        # 威信<锁定技> — 因投票、【毒药】、【最后一枪】出局后，所有普通身份失去技能
+        if cause in ("投票", "毒药", "最后一枪"):
+            lose_skills(state, [x.name for x in state.chars.values() if x.role in ORDINARY and not x.skills_lost])
+    if c.role == ALPHA and cause in ("毒药", "最后一枪"):
+        # 枭首<锁定技> — 使者、修女失去技能
+        stats(state)["beheaded"] = True
+        lose_skills(state, [x.name for x in state.chars.values() if x.role in (ENVOY, NUN)])
+    if c.role == PIPER:
+        next_day(state, "吹笛者出局！")
+    if c.role == MARTYR and not c.skills_lost:
+        report(state, f"{name}是死士。死士出局！")  # 死节: 当你出局时，须亮明身份并公示
+    if c.role == HUNTER and not c.skills_lost and c.has_charge(SHOOT):
+        push_prompt(state, Prompt(name, SHOOT, "你可以选择一名其他角色开枪。"))
+    if state.sheriff == name:
+        push_prompt(state, Prompt(name, SUCCEED, "请选择一名未出局的角色继任警长。"))
+    if cause == "冤死" and state.flags.get("scapegoat") == name:
+        _ask_heir(state, name, "scapegoat", "请指认一名良民获得【冤死】。")
+    if state.flags.get("killer") == name and not state.flags.get("lovers_kill"):
+        _ask_heir(state, name, "killer", "请指认一名狼人获得【杀人】。")
+
+
+def _ask_heir(state: GameState, name: str, kind: str, text: str) -> None:
+    """指认: a prompt when someone can inherit; none alive → the skill is lost (失传)."""
+    if _heir_candidates(state, kind, name):
+        push_prompt(state, Prompt(name, HEIR, text, (("kind", kind),)))
+    else:
+        _set_heir(state, kind, None)
+
+
+def _revenge(state: GameState, cause: str) -> None:
+    """复仇<锁定技>: lovers dead by 投票/毒药/最后一枪 (冤死 counts as 票死) → 乱民; 杀人/撕咬 → 良民."""
+    cupid = state.flags.get("cupid")
+    if not cupid or not state.is_alive(cupid) or state.char(cupid).role != CUPID:
+        return
+    if cause in ("投票", "冤死", "毒药", "最后一枪"):
+        role, camp = REBEL, WOLF
+    elif cause in KILL_CAUSES:
+        role, camp = CITIZEN, VILLAGE
+    else:
+        return
+    c = state.char(cupid)
+    c.role = role
+    set_camp(state, cupid, camp)
+    notice(state, cupid, f"情侣出局，你的身份变为{ROLE_NAMES[role]}（{CAMP_NAMES[camp]}）。")
+
+
+def _heir_candidates(state: GameState, kind: str, dead: str) -> list[str]:
+    if kind == "scapegoat":
+        return [n for n in state.order if state.is_alive(n) and state.char(n).role == CITIZEN]
+    return [
+        n
+        for n in state.order
+        if n != dead and state.is_alive(n) and is_wolf(state.char(n)) and state.char(n).camp == WOLF
+    ]
+
+
+def _set_heir(state: GameState, kind: str, heir: str | None) -> None:
+    if kind == "scapegoat":
+        state.flags["scapegoat"] = heir
+        if heir:
+            notice(state, heir, "你获得了【冤死】。")
+    else:
+        state.flags["killer"] = heir
+        if heir:
+            notice(state, heir, "你获得了【杀人】。")
+
+
+def answer_prompt(state: GameState, prompt: Prompt, cmd: Command) -> None:
+    if prompt.skill == SHOOT:
+        target = cmd.targets[0]
+        if target == cmd.actor:
+            raise IllegalCommand("最后一枪需要选择一名其他角色")
+        state.char(cmd.actor).spend(SHOOT)
+        if state.char(target).role in (*WOLVES, PIPER):
+            stats(state)["hunter_hit"] = True
+        put_out(state, target, "最后一枪")
+    elif prompt.skill == SUCCEED:
+        target = cmd.targets[0]
+        if target == cmd.actor or not state.is_alive(target):
+            raise IllegalCommand("殉职须选择一名未出局的其他角色继任警长")
+        change_sheriff(state, target)
+    elif prompt.skill == HEIR:
+        kind = prompt.get("kind")
+        target = cmd.targets[0]
+        if target not in _heir_candidates(state, kind, cmd.actor):
+            need = "未出局的良民" if kind == "scapegoat" else "未出局的狼人阵营狼人"
+            raise IllegalCommand(f"{target}不能被指认：须指认一名{need}")
+        _set_heir(state, kind, target)
+    elif prompt.skill == FEIGN:
+        if cmd.answer:
+            _feign(state, cmd.actor)
+        else:
+            _vote_out(state, cmd.actor)
+
+
+def prompt_default(state: GameState, prompt: Prompt) -> None:
+    if prompt.skill == SUCCEED:
+        # 殉职: 须选择 — no answer: a random alive character (rulings)
+        successor = draw(state, "警长继任者", [n for n in state.order if state.is_alive(n)])
+        change_sheriff(state, successor)
+    elif prompt.skill == HEIR:
+        kind = prompt.get("kind")
+        heir = draw(
+            state, "冤死继承者" if kind == "scapegoat" else "杀人继承者", _heir_candidates(state, kind, prompt.actor)
+        )
+        _set_heir(state, kind, heir)
+    elif prompt.skill == FEIGN:
+        _vote_out(state, prompt.actor)  # 装傻 not used
+
+
+def _feign(state: GameState, name: str) -> None:
+    # 装傻: 避免出局，但不予公示; 发动此技能后，你投票不计入总票数
+    c = state.char(name)
+    c.marks["feigned"] = True
+    c.marks["feign_count"] = c.marks.get("feign_count", 0) + 1
+    announce(state, "无人出局。")
+    check_outcome(state)
+
+
+def _vote_out(state: GameState, name: str) -> None:
+    announce(state, f"{name}被投票出局。")
+    if state.char(name).role == REBEL:
+        stats(state).setdefault("rebels_voted", []).append(name)
+    if state.acts.get("slander_hit") == name:
+        bump(state, "slander_hits")  # 由于发动【诽谤】技能，使得一本不该出局的非村民阵营角色出局
+    put_out(state, name, "投票")
+
+
+# -- day ---------------------------------------------------------------------------------------
+def elect(state: GameState) -> None:
+    """竞岗 — 在游戏的第一天投票结束后，最先获得投票数最多的角色当选警长."""
+    winner = elect_sheriff(state)
+    if winner is None:
+        announce(state, "第1天投票结束，无人投票，本局暂无警长。")
+        return
+    announce(state, f"第1天投票结束，{winner}当选警长。")
+    change_sheriff(state, winner)
+
+
+def vote_target_ok(state: GameState, name: str) -> bool:
+    """Alive and not 假死 (a 假死 character takes no part in the vote, 诽谤 included)."""
+    return state.is_alive(name) and FAKE_DEATH not in state.char(name).statuses
+
+
+def vote_counts(state: GameState, slander: bool = True, bloodline: bool = True) -> dict[str, float]:
+    """FAQ 3: votes (警长 2, 装傻后的白痴 0), 诽谤 target +2, 头狼 -2 from day 2."""
+    counts = tally(state, CHENJI)
+    day = state.phase.number
+    slandered = state.flags.get("slandered")
+    if slander and slandered and slandered[0] == day and vote_target_ok(state, slandered[1]):
+        counts[slandered[1]] = counts.get(slandered[1], 0.0) + 2
+    if bloodline and day >= 2:
+        for c in state.with_role(ALPHA):
+            if c.alive and not c.skills_lost:
+                counts[c.name] = counts.get(c.name, 0.0) - 2
+    return counts
+
+
+def _single_top(counts: dict[str, float]) -> str | None:
+    top = top_of(counts)
+    return top[0] if len(top) == 1 else None
+
+
+def resolve_vote(state: GameState) -> None:
+    """One character with the most: out, unless 救赎; a tie: the 替罪羊 (冤死) instead, else no one."""
+    counts = vote_counts(state)
+    top = top_of(counts)
+    day = state.phase.number
+    redeemed = state.flags.get("redeemed")
+    redeem_target = redeemed[1] if redeemed and redeemed[0] == day else None
+    # achievements: who would have gone out without 诽谤 / 血统
+    plain = _single_top(vote_counts(state, slander=False))
+    no_blood = _single_top(vote_counts(state, bloodline=False))
+    if no_blood is not None and state.char(no_blood).role == ALPHA and top != [no_blood]:
+        bump(state, "bloodline_saves")
+    if len(top) == 1:
+        target = top[0]
+        c = state.char(target)
+        if target == redeem_target:
+            bump(state, "redeem_blocks")
+            announce(state, f"{state.phase.label}投票结束，无人出局。")
+            return
+        if plain != target and c.camp != VILLAGE:
+            state.acts["slander_hit"] = target
+        if c.role == IDIOT and not c.skills_lost:
+            announce(state, f"{state.phase.label}投票结束。")
+            push_prompt(state, Prompt(target, FEIGN, "你即将因投票出局，是否发动装傻？"))
+            return
+        announce(state, f"{state.phase.label}投票结束。")
+        _vote_out(state, target)
+        return
+    holder = state.flags.get("scapegoat")
+    if len(top) > 1 and holder and state.is_alive(holder) and not _goat_lost(state, holder):
+        # 冤死<锁定技> — 若同时有两名或以上角色的票数同时为最高，则你代替高票者出局，并公示
+        announce(state, f"{state.phase.label}投票结束，{holder}出局。替罪羊出局！")  # 半公开计票: no tally
+        put_out(state, holder, "冤死")
+        return
+    announce(state, f"{state.phase.label}投票结束，无人出局。")
+
+
+def _goat_lost(state: GameState, holder: str) -> bool:
+    # a 良民 heir keeps 冤死 through 威信 and 断肠 (he is not a 普通身份)
+    c = state.char(holder)
+    return c.role == SCAPEGOAT and c.skills_lost
+
+
+# -- win and loss (胜负判定) -----------------------------------------------------------------------
+def _members(state: GameState, camp: str) -> list[Character]:
+    return [c for c in state.chars.values() if c.camp == camp]
+
+
+def _core_villagers(state: GameState) -> list[Character]:
+    """村民阵营中除猎人、白痴外的所有普通身份及良民."""
+    return [
+        c
+        for c in _members(state, VILLAGE)
+        if (c.role in ORDINARY and c.role not in (HUNTER, IDIOT)) or c.role == CITIZEN
+    ]
+
+
+def _losses(state: GameState) -> list[str]:
+    lost: list[str] = []
+    # 狼人阵营 负: 狼人阵营的狼人角色全部出局或被吹笛
+    if all(not c.alive or piped(c) for c in _members(state, WOLF) if is_wolf(c)):
+        lost.append(WOLF)
+    # 白狼阵营 负: 白狼出局
+    if all(not c.alive for c in _members(state, WHITE)):
+        lost.append(WHITE)
+    # 村民阵营 负: 特权身份全部出局; 除猎人、白痴外的所有普通身份及良民全部出局或被吹笛
+    village = _members(state, VILLAGE)
+    if all(not c.alive for c in village if c.role in PRIVILEGED) or all(
+        not c.alive or piped(c) for c in _core_villagers(state)
+    ):
+        lost.append(VILLAGE)
+    # 吹笛者阵营 负: 吹笛者出局
+    if all(not c.alive for c in _members(state, PIPERS)):
+        lost.append(PIPERS)
+    # 情侣阵营 负: 情侣出局
+    if any(not state.is_alive(n) for n in lovers(state)) or not _members(state, LOVERS):
+        lost.append(LOVERS)
+    return lost
+
+
+def _white_wins(state: GameState) -> str | None:
+    # 白狼在只有5个人未出局时自身未出局 (rulings: 5 or fewer)
+    if WHITE in state.camps_in_game and any(c.alive for c in _members(state, WHITE)) and len(state.alive()) <= 5:
+        return WHITE
+    return None
+
+
+def _piper_wins(state: GameState) -> str | None:
+    if PIPERS not in state.camps_in_game or not any(c.alive for c in _members(state, PIPERS)):
+        return None
+    rest = _core_villagers(state) + _members(state, WOLF)
+    return PIPERS if all(not c.alive or piped(c) for c in rest) else None
+
+
+def _wolves_win(state: GameState) -> str | None:
+    # 狼人阵营存活的人数可投出的票数占总票数的一半或以上
+    if WOLF not in state.camps_in_game:
+        return None
+    total = sum(vote_power(state, c.name) for c in state.alive())
+    wolves = sum(vote_power(state, c.name) for c in state.alive() if c.camp == WOLF)
+    return WOLF if total > 0 and 2 * wolves >= total else None
+
+
+# -- stages, skills, the ruleset ---------------------------------------------------------------
+NIGHT_STAGES = (
+    NightStage("2145", "守卫行动", frozenset({SHIELD, MUTE}), deadline="21:45"),
+    NightStage(
+        "2200", "吹笛者与修女卫道", frozenset({PIPE, HEARTBREAK, WITHER, FINALE, GUARD_FAITH}), deadline="22:00"
+    ),
+    NightStage(
+        "2215",
+        "预言、天眼、弄权、诽谤、杀人、撕咬",
+        frozenset({CHECK, TIANYAN, POWER, SLANDER, KILL, BITE}),
+        opens_with_night=False,
+        deadline="22:15",
+    ),
+    NightStage("2230", "女巫行动", frozenset({ANTIDOTE, POISON}), opens_with_night=False, deadline="22:30"),
+    NightStage("2245", "纯真与救赎", frozenset({PURE, REDEEM}), opens_with_night=False, deadline="22:45"),
+)
+
+_N = frozenset({NIGHT})
+_D = frozenset({DAY})
+_DN = frozenset({DAY, NIGHT})
+_ANY = frozenset({START, DAY, NIGHT})
+
+
+def _no_check(state: GameState, cmd: Command) -> None:
+    return None
+
+
+SKILLS = {
+    s.id: s
+    for s in (
+        SkillSpec(ARROW, "爱神之箭", frozenset({START}), MANY_TARGETS, check_arrow, apply_arrow),
+        SkillSpec(REJOIN, "归群", frozenset({START}), NO_TARGET, check_rejoin, apply_rejoin),
+        SkillSpec(CHECK, "预言", _N, ONE_TARGET, check_check, apply_record),
+        SkillSpec(TIANYAN, "天眼", _N, ONE_TARGET, check_tianyan, apply_tianyan),
+        SkillSpec(ANTIDOTE, "解药", _N, ONE_TARGET, check_antidote, apply_spend),
+        SkillSpec(POISON, "毒药", _N, ONE_TARGET, check_poison, apply_spend),
+        SkillSpec(SHIELD, "守护之盾", _N, ONE_TARGET, check_shield, apply_targeted_once),
+        SkillSpec(MUTE, "隔音之盾", _N, ONE_TARGET, check_mute, apply_targeted_once),
+        SkillSpec(POWER, "弄权", _N, ONE_TARGET, check_power, apply_spend),
+        SkillSpec(PURE, "纯真", _N, ONE_TARGET, check_pure, apply_spend),
+        SkillSpec(SLANDER, "诽谤", _N, ONE_TARGET, check_slander, apply_record),
+        SkillSpec(KILL, "杀人", _N, ONE_TARGET, check_kill, apply_record, audience="group:wolves"),
+        SkillSpec(BITE, "撕咬", _N, ONE_TARGET, check_bite, apply_bite),
+        SkillSpec(PIPE, "吹笛", _N, ONE_TARGET, check_pipe, apply_record),
+        SkillSpec(HEARTBREAK, "断肠", _N, ONE_TARGET, check_heartbreak, apply_heartbreak),
+        SkillSpec(WITHER, "摇落", _N, ONE_TARGET, check_wither, apply_spend),
+        SkillSpec(FINALE, "曲尽", _N, ONE_TARGET, check_finale, apply_record),
+        SkillSpec(GUARD_FAITH, "卫道", _N, ONE_TARGET, check_faith, apply_targeted_once),
+        SkillSpec(REDEEM, "救赎", _N, ONE_TARGET, check_redeem, apply_targeted_once),
+        SkillSpec(CONFESS, "忏悔", _D, ONE_TARGET, check_confess, apply_confess),
+        SkillSpec(MARTYRDOM, "死节", _DN, NO_TARGET, check_martyrdom, apply_martyrdom, audience="public"),
+        SkillSpec(STAB, "行刺", _D, ONE_TARGET, check_stab, apply_stab, audience="public"),
+        SkillSpec(MISSION, "出使", _DN, FREE_TEXT, check_mission, apply_mission),
+        SkillSpec(SHOOT, "最后一枪", _ANY, ONE_TARGET, _no_check, _no_check, prompt=True, actor_may_be_out=True),
+        SkillSpec(SUCCEED, "殉职", _ANY, ONE_TARGET, _no_check, _no_check, prompt=True, actor_may_be_out=True),
+        SkillSpec(HEIR, "指认", _ANY, ONE_TARGET, _no_check, _no_check, prompt=True, actor_may_be_out=True),
+        SkillSpec(FEIGN, "装傻", _ANY, YES_NO, _no_check, _no_check, prompt=True),
+        SkillSpec(LAST_WORDS, "遗言", _ANY, FREE_TEXT, check_last_words, apply_last_words, actor_may_be_out=True),
+        SkillSpec(PREDICT, "预想", _N, FREE_TEXT, check_predict, apply_predict, actor_may_be_out=False),
+        SkillSpec(ID_SHEET, "身份表", _ANY, FREE_TEXT, check_sheet, apply_sheet, actor_may_be_out=True),
+    )
+}
+
+INITIAL_CHARGES: dict[str, dict[str, int]] = {
+    WITCH: {SPIRIT: 1, ANTIDOTE: 1, POISON: 1},
+    HUNTER: {SHOOT: 1},
+    SILENT: {ZHIJI: 1, TIANYAN: 1},
+    MAGICIAN: {POWER: 1},
+    PRINCESS: {PURE: 1},
+    CONFESSOR: {CONFESS: 1},
+    ASSASSIN: {STAB: 1},
+    ENVOY: {MISSION: 1},
+    PIPER: {HEARTBREAK: 1, WITHER: 1},
+}
+
+
+class Chenji(Ruleset):
+    def role_id(self, name: str) -> str | None:
+        return ROLE_ALIASES.get(name) or super().role_id(name)
+
+    def deal(self, count: int, rng: random.Random) -> list[str]:
+        return deal(count, rng)
+
+    def validate_roles(self, roles: Any) -> None:
+        for role in UNIQUE:
+            if list(roles).count(role) > 1:
+                raise ValueError(f"沉寂与取酒最多只能有一名{ROLE_NAMES[role]}")
+
+    def setup(self, state: GameState) -> None:
+        for c in state.chars.values():
+            c.camp = base_camp(c.role)
+            c.lives = 2 if c.role == ELDER else 1  # 生命上限: 长老 2/2
+            c.charges.update(INITIAL_CHARGES.get(c.role, {}))
+            notice(state, c.name, f"你的身份是{ROLE_NAMES[c.role]}。", role=ROLE_NAMES[c.role])
+        state.camps_in_game = []
+
+    def on_phase_start(self, state: GameState) -> None:
+        if state.phase.kind == NIGHT:
+            announce(state, f"{state.phase.label}开始，请有夜间技能的角色在时限内行动。")
+            return
+        n = state.phase.number
+        lines = [f"第{n}天讨论日开始。"]
+        if n == 1:
+            lines.append("今天投票选举警长，不会有人因投票出局。")
+        else:
+            night = [o.player for o in state.outs if o.phase.kind == NIGHT and o.phase.number == n - 1]
+            lines.append("昨夜出局：" + "、".join(night) + "。" if night else "昨夜没有角色出局。")
+        lines.extend(state.flags.pop("next_day", []))
+        lines.append(f"当日警长：{state.sheriff}。" if state.sheriff else "当日警长：无。")
+        announce(state, "".join(lines))
+
+    def on_stage_closed(self, state: GameState, stage: int) -> None:
+        on_stage_closed(state, stage)
+
+    def settlement(self, state: GameState) -> list[tuple[Any, ...]]:
+        kind = state.phase.kind
+        if kind == START:
+            return [("start",)]
+        if kind == NIGHT:
+            return [("night",)]
+        return [("election",)] if state.phase.number == 1 else [("vote",)]
+
+    def run_task(self, state: GameState, task: tuple[Any, ...]) -> None:
+        name = task[0]
+        if name == "start":
+            settle_start(state)
+        elif name == "night":
+            settle_night(state)
+        elif name == "election":
+            elect(state)
+        elif name == "vote":
+            resolve_vote(state)
+        else:
+            raise ValueError(name)
+
+    def on_out(self, state: GameState, name: str, cause: str) -> None:
+        on_out(state, name, cause)
+
+    def on_camp_lost(self, state: GameState, camp: str) -> None:
+        # 遗志<锁定技> — 狼人阵营优先判负后，狼人阵营的狼人失去【杀人】，情侣获得【杀人】
+        if camp != WOLF or LOVERS not in state.camps_in_game or LOVERS in state.lost_camps:
+            return
+        pair = lovers(state)
+        if not any(is_wolf(state.char(n)) for n in pair):
+            return
+        state.flags["killer"] = None
+        state.flags["lovers_kill"] = True
+        told = [*pair, *(c.name for c in state.alive() if c.camp == WOLF and c.name not in pair)]
+        for n in told:
+            feedback(state, n, "遗志", None, None, "狼人阵营判负，情侣获得【杀人】。")
+
+    def answer_prompt(self, state: GameState, prompt: Prompt, cmd: Command) -> None:
+        answer_prompt(state, prompt, cmd)
+
+    def prompt_default(self, state: GameState, prompt: Prompt) -> None:
+        prompt_default(state, prompt)
+
+    def can_vote(self, state: GameState, voter: str) -> str | None:
+        if FAKE_DEATH in state.char(voter).statuses:
+            return f"{voter}处于假死状态，不能投票"
+        return None
+
+    def can_be_voted(self, state: GameState, target: str) -> str | None:
+        if FAKE_DEATH in state.char(target).statuses:
+            return f"{target}处于假死状态，不能成为投票对象"
+        return None
+
+    def vote_weight(self, state: GameState, voter: str) -> float:
+        # 带队<锁定技> — 警长投出的票计为两票; 已发动【装傻】的白痴投票作废
+        return float(vote_power(state, voter))
+
+    def on_deduct(self, state: GameState, name: str, points: int) -> None:
+        # 乐在其中: 游戏过程中未扣至6分 / 未被扣分 — the director's 扣分 ledger
+        c = state.char(name)
+        c.marks["deducted"] = c.marks.get("deducted", 0) + points
+        notice(state, name, f"你被扣{points}分（累计{c.marks['deducted']}分）。")
+
+    def review(self, state: GameState, after: Mapping[str, Any] | None = None) -> list[str]:
+        """成就与金币表. `after`: {评奖: {投票者: 被投者}, 完整参与评奖: [...], 竞拍金币总额: N}."""
+        from .achievements import PostGame, table
+
+        if not state.over:
+            return []
+        after = after or {}
+        votes = {str(k): str(v) for k, v in (after.get("评奖") or {}).items()}
+        part = after.get("完整参与评奖")
+        post = PostGame(votes, None if part is None else {str(p) for p in part})
+        coins = after.get("竞拍金币总额")
+        return table(state, post, None if coins is None else int(coins))
+
+    def legal_targets(self, state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:
+        """Candidates for the random bots; the engine still checks each one."""
+        c = state.char(actor)
+        owners = SKILL_OWNERS.get(skill)
+        if owners is not None and c.role not in owners:
+            return []  # not this identity's skill: nothing to try
+        if skill == KILL and actor not in killer_of(state):
+            return []
+        alive = state.alive_names()
+        rng = random.Random(len(state.log) * 31 + c.seat)
+        if skill == ARROW:
+            return [tuple(rng.sample(state.order, 2)) for _ in range(2)]
+        if skill == REJOIN:
+            return [()]
+        if skill == MARTYRDOM:
+            return [()] if rng.random() < 0.01 else []  # rare: a bot would end itself at once
+        if skill == STAB:
+            return [(rng.choice(alive),)] if rng.random() < 0.1 else []
+        if skill == FINALE:
+            return [(n,) for n in alive if MAD in state.char(n).statuses]
+        if skill == PURE:
+            return [(t,) for s, _a, t in state.acts.get("order", []) if s in (KILL, BITE)]
+        if skill in (PREDICT, ID_SHEET, LAST_WORDS, MISSION):
+            return []
+        if skill == HEIR:
+            return [(n,) for n in alive if n != actor]
+        return [(n,) for n in alive]
+
+
+# which identity may post each skill (the bots' quick filter; the checks stay authoritative)
+SKILL_OWNERS: dict[str, tuple[str, ...]] = {
+    ARROW: (CUPID,),
+    REJOIN: (WHITE_WOLF,),
+    CHECK: (SEER,),
+    TIANYAN: (SILENT,),
+    ANTIDOTE: (WITCH,),
+    POISON: (WITCH,),
+    SHIELD: (GUARD,),
+    MUTE: (GUARD,),
+    POWER: (MAGICIAN,),
+    PURE: (PRINCESS,),
+    SLANDER: (SLANDERER,),
+    CONFESS: (CONFESSOR,),
+    MARTYRDOM: (MARTYR,),
+    STAB: (ASSASSIN,),
+    BITE: (WHITE_WOLF,),
+    MISSION: (ENVOY,),
+    REDEEM: (NUN,),
+    GUARD_FAITH: (NUN,),
+    PIPE: (PIPER,),
+    HEARTBREAK: (PIPER,),
+    WITHER: (PIPER,),
+    FINALE: (PIPER,),
+}
+
+
+CHENJI = Chenji(
+    id="chenji",
+    name="沉寂与取酒",
+    aliases=("沉取", "chenji", "沉寂与取酒V1.5"),
+    role_names=ROLE_NAMES,
+    camp_names=CAMP_NAMES,
+    status_names=STATUS_NAMES,
+    skill_aliases={"救药": "解药", "神圣之盾": "守护之盾", "吹笛者": "吹笛"},
+    night_stages=NIGHT_STAGES,
+    options={
+        OPTION_COINS: OptionSpec(
+            OPTION_COINS, 10000, "全体演员竞拍角色所出金币之和，按成就点数分配（默认取疑问解答第8条的示例10000）。"
+        )
+    },
+    skills=SKILLS,
+    min_players=MIN_PLAYERS,
+    max_players=MAX_PLAYERS,
+    last_words=LAST_WORDS_COUNT,
+    loss_conditions=(Condition("判负条件", _losses),),
+    win_conditions=(
+        Condition("白狼阵营胜利条件", _white_wins),
+        Condition("吹笛者阵营胜利条件", _piper_wins),
+        Condition("狼人阵营胜利条件", _wolves_win),
+    ),
+)
+
+__all__ = ["CHENJI", "is_allowed_mad_post"]

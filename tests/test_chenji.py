@@ -1,0 +1,293 @@
+"""沉寂与取酒 V1.5: setup, camps, the 癫狂 speech check, achievements and coins, the demo table."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from banshe.demo import DEMO_NAMES, run_demo
+from banshe.engine import Command, Event, GameState, IllegalCommand, apply_in_place, find_ruleset, new_game, replay
+from banshe.engine.commands import CLOSE_PHASE, DEDUCT, DIRECTOR
+from banshe.rulesets.chenji import is_allowed_mad_post
+from banshe.rulesets.chenji.achievements import PostGame, best_of_families, compute_awards, settle
+from banshe.rulesets.chenji.roles import CITIZEN, ORDINARY, PRIVILEGED, REBEL, WOLVES, deal
+from banshe.scenario import load, play
+
+GOLDEN = Path(__file__).resolve().parent / "scenarios" / "chenji"
+NAMES = list("甲乙丙丁戊己庚辛壬癸子丑寅卯辰巳午未申酉")
+_ROLE_TEXT = (
+    "预言家 女巫 长老 守卫 猎人 白痴 沉寂的先知者 权力魔术师 善良的小公主 诽谤者 "
+    "良民 良民 乱民 白狼 头狼 黑狼 狼使 修女 吹笛者 丘比特"
+)
+ROLES = dict(zip(NAMES, _ROLE_TEXT.split(" "), strict=True))
+
+
+def test_ruleset_is_found_by_every_name() -> None:
+    for name in ("chenji", "沉寂与取酒", "沉取", "沉寂与取酒V1.5"):
+        assert find_ruleset(name).id == "chenji"
+    rs = find_ruleset("chenji")
+    assert rs.role_id("爱神") == "cupid" and rs.role_id("使者") == "envoy" and rs.role_id("吹笛") == "piper"
+
+
+@pytest.mark.parametrize("count", range(20, 31))
+def test_deal_follows_the_seed(count: int) -> None:
+    roles = deal(count, random.Random(count))
+    c = Counter(roles)
+    assert len(roles) == count
+    assert all(c[r] == 1 for r in (*PRIVILEGED, *WOLVES, "piper", "cupid"))
+    assert sum(c[r] for r in ORDINARY) == 6 and all(c[r] <= 1 for r in ORDINARY)
+    # beyond 20: 良民, 乱民, 良民, 良民, 乱民, 良民 … (2:1)
+    extra = count - 20
+    rebels = (extra + 1) // 3
+    assert c[CITIZEN] == 2 + extra - rebels and c[REBEL] == 1 + rebels
+
+
+def test_six_ordinary_drawn_with_the_seed() -> None:
+    a = new_game("chenji", DEMO_NAMES[:20], seed=7)
+    b = new_game("chenji", DEMO_NAMES[:20], seed=7)
+    assert {n: c.role for n, c in a.chars.items()} == {n: c.role for n, c in b.chars.items()}
+    draws = {frozenset(r for r in deal(20, random.Random(s)) if r in ORDINARY) for s in range(30)}
+    assert len(draws) > 1
+
+
+@pytest.mark.parametrize("count", [19, 31])
+def test_player_count_outside_20_to_30_is_refused(count: int) -> None:
+    names = [f"p{i}" for i in range(count)]
+    with pytest.raises(ValueError, match="20到30"):
+        new_game("chenji", names, seed=1)
+
+
+def test_scenario_with_19_players_exits_2(tmp_path: Path) -> None:
+    names = NAMES[:19]
+    roles = "\n".join(f"  {n}: {ROLES[n]}" for n in names)
+    f = tmp_path / "bad.yaml"
+    f.write_text(f"ruleset: 沉取\nplayers: [{', '.join(names)}]\nroles:\n{roles}\nphases: []\n", encoding="utf-8")
+    run = subprocess.run([sys.executable, "-m", "banshe", "run-scenario", str(f)], capture_output=True, text=True)
+    assert run.returncode == 2 and "bad.yaml" in run.stderr
+
+
+def test_duplicate_unique_identity_is_refused() -> None:
+    roles = dict(ROLES, 子="预言家")
+    with pytest.raises(ValueError, match="预言家"):
+        new_game("chenji", NAMES, roles, seed=1)
+
+
+def _start(arrow: list[str] | None = None, rejoin: bool = False) -> GameState:
+    state = new_game("chenji", NAMES, ROLES, seed=3)
+    if arrow:
+        apply_in_place(state, Command("酉", "arrow", tuple(arrow)))
+    if rejoin:
+        apply_in_place(state, Command("卯", "rejoin"))
+    apply_in_place(state, Command(DIRECTOR, CLOSE_PHASE))
+    return state
+
+
+def test_lover_camps() -> None:
+    s = _start(["辰", "巳"])  # two wolves: stay 狼人阵营, cupid follows, still in the wolf group
+    assert (s.chars["辰"].camp, s.chars["巳"].camp, s.chars["酉"].camp) == ("wolf", "wolf", "wolf")
+    assert "辰" in s.groups["wolves"]
+    s = _start(["巳", "子"])  # one wolf + villager: 情侣阵营; the wolf leaves the wolf group
+    assert (s.chars["巳"].camp, s.chars["子"].camp, s.chars["酉"].camp) == ("lovers", "lovers", "lovers")
+    assert "巳" not in s.groups["wolves"] and set(s.groups["lovers"]) == {"巳", "子"}
+    s = _start(["酉", "子"])  # cupid may pick itself
+    assert s.chars["酉"].camp == "village" and "lovers" not in s.camps_in_game
+    s = _start(["卯", "子"])  # 白狼 (not 归群) + villager → 情侣阵营; no 白狼阵营 left in the game
+    assert "white_wolf" not in s.camps_in_game and s.chars["卯"].camp == "lovers"
+
+
+def test_rejoin_moves_white_wolf_into_the_wolf_group() -> None:
+    s = _start(["子", "丑"], rejoin=True)
+    assert s.chars["卯"].camp == "wolf" and "卯" in s.groups["wolves"]
+    assert "white_wolf" not in s.camps_in_game
+
+
+def test_no_arrow_draws_lovers_with_the_seed() -> None:
+    s = _start()
+    pair = s.flags["lovers"]
+    assert len(set(pair)) == 2
+    again = replay(s)
+    assert again.flags["lovers"] == pair and again.fingerprint() == s.fingerprint()
+
+
+def test_mad_post_check() -> None:
+    assert is_allowed_mad_post("啊啊 嗷\n喵喵喵 汪")
+    assert is_allowed_mad_post("")
+    assert is_allowed_mad_post("吱\r\n喳")
+    assert not is_allowed_mad_post("我是预言家")
+    assert not is_allowed_mad_post("喵1")
+    assert not is_allowed_mad_post("喵！")
+    assert not is_allowed_mad_post("[图]")
+    # 除“投票对象”外: a name he may vote for is allowed
+    assert is_allowed_mad_post("喵喵 投给 甲", vote_targets=["甲"]) is False
+    assert is_allowed_mad_post("喵喵 甲", vote_targets=["甲", "乙"])
+    assert not is_allowed_mad_post("喵喵 丙", vote_targets=["甲", "乙"])
+
+
+def _played(name: str) -> GameState:
+    state, _records = play(load(GOLDEN / name))
+    return state
+
+
+def test_awards_from_a_finished_game() -> None:
+    s = _played("w03_piper_wins.yaml")  # 吹笛者阵营 wins; the piper is alive and piped no 特权
+    awards = best_of_families(compute_awards(s))
+    got = {(a.player, a.title): a.points for a in awards}
+    assert got[("申", "吹笛者阵营获得最终胜利")] == 100
+    assert got[("申", "未出局且所有【吹笛】对象中无特权身份")] == 30
+    # the 女巫 poisoned the 黑狼
+    assert got[("乙", "【毒药】对象为狼人或吹笛者")] == 4
+    # 良民 子 and 丑 went out at night by 指杀 (其他村民阵营身份)
+    assert got[("子", "在游戏日夜晚由于指杀出局")] == 1
+    assert all(a.family != "胜者为王" or a.player == "申" for a in awards)
+
+
+def test_guard_and_nun_block_tiers() -> None:
+    s = _played("g05_shield_blocks_kill_once_per_target.yaml")
+    awards = best_of_families(compute_awards(s))
+    assert [a.points for a in awards if a.player == "丁" and a.family == "神圣之盾"] == [2]
+    s = _played("g19_redeem.yaml")
+    awards = best_of_families(compute_awards(s))
+    assert [a.points for a in awards if a.player == "未" and a.family == "救赎"] == [1]
+
+
+def test_predictions_sheet_and_downward_compatibility() -> None:
+    state = new_game("chenji", NAMES, ROLES, seed=3)
+    apply_in_place(state, Command("酉", "arrow", ("子", "丑")))
+    sheet = " ".join(f"{n}:{r}" for n, r in ROLES.items() if n not in ("甲", "乙", "丙"))  # 16 of 19 right
+    apply_in_place(state, Command("甲", "id_sheet", text=sheet))
+    apply_in_place(state, Command(DIRECTOR, CLOSE_PHASE))  # → 第1天
+    apply_in_place(state, Command(DIRECTOR, CLOSE_PHASE))  # → 第1夜
+    for night, target in ((1, "巳"), (2, "辰"), (3, "子")):
+        guess = "村民" if target == "子" else "狼人"
+        apply_in_place(state, Command("甲", "predict", text=f"预言 {target} {guess}"))
+        with pytest.raises(IllegalCommand):
+            apply_in_place(state, Command("甲", "predict", text="预言 巳"))
+        apply_in_place(state, Command(DIRECTOR, "close_stage"))
+        apply_in_place(state, Command(DIRECTOR, "close_stage"))
+        apply_in_place(state, Command("甲", "check", (target,)))
+        apply_in_place(state, Command(DIRECTOR, CLOSE_PHASE))
+        apply_in_place(state, Command(DIRECTOR, CLOSE_PHASE))
+        assert state.phase.number == night + 1
+    all_awards = compute_awards(state)
+    seer = [a for a in all_awards if a.player == "甲" and a.family == "预言与预想相同"]
+    assert {a.points for a in seer} == {7, 20}  # 3 matches (7) and 3 in a row (20)
+    assert [a.points for a in best_of_families(all_awards) if a.player == "甲" and a.family == "预言与预想相同"] == [20]
+    sheet_award = [a for a in all_awards if a.player == "甲" and a.family == "慧眼识人"]
+    assert [a.points for a in sheet_award] == [20]  # 16/19 ≈ 84% → 80%以上
+    with pytest.raises(IllegalCommand):  # 身份表 only before 第4天
+        apply_in_place(state, Command("乙", "id_sheet", text="甲:预言家"))
+
+
+def test_coins_by_points_and_deduction() -> None:
+    state = new_game("chenji", NAMES, ROLES, seed=3, options={"竞拍金币总额": 1000})
+    apply_in_place(state, Command(DIRECTOR, DEDUCT, ("乙",), amount=2))
+    apply_in_place(state, Command(DIRECTOR, DEDUCT, ("丙",), amount=6))
+    st = settle(state, PostGame(award_votes={"甲": "乙", "丙": "乙", "丁": "乙"}))
+    assert st.points["甲"] == 7 + 5  # 未被扣分 + 完整参与评奖
+    assert st.points["乙"] == 2  # 未扣至6分 (no 未被扣分), did not take part in 评奖
+    assert st.points["丙"] == 5  # 扣至6分: nothing for 乐在其中 but still took part
+    assert st.coins["丙"] == 0.0  # 扣至6分者不得金币
+    assert st.per_point == pytest.approx(1000 / sum(st.points.values()))
+    assert st.coins["甲"] == pytest.approx(12 * st.per_point, abs=0.01)
+
+
+def test_loss_vote_needs_more_than_half() -> None:
+    s = _played("w01_wolves_win_by_votes.yaml")  # 狼人阵营 wins; 村民阵营 lost
+    votes = {"甲": "子", "乙": "子", "丙": "壬", "丁": "子"}
+    awards = compute_awards(s, PostGame(award_votes=votes))
+    assert [(a.player, a.points) for a in awards if a.family == "虽败犹荣"] == [("子", 50)]
+    awards = compute_awards(s, PostGame(award_votes={"甲": "子", "乙": "壬"}))
+    assert [a for a in awards if a.family == "虽败犹荣"] == []
+
+
+def test_demo_prints_the_achievement_table() -> None:
+    text = run_demo("沉寂与取酒", seed=3, players=24)
+    assert "==== 成就与金币 ====" in text and "每点折合" in text
+    assert "结果：" in text and "胜利" in text
+
+
+def test_review_command_prints_awards_and_coins() -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "banshe", "review", str(GOLDEN / "w03_piper_wins.yaml")],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "竞拍金币总额：3000" in run.stdout
+    assert "子（良民）：58点" in run.stdout  # 虽败犹荣 50 (2 of 3 votes) + 未被扣分 7 + 夜晚指杀出局 1
+    assert "申（吹笛者）：137点" in run.stdout
+
+
+@pytest.mark.parametrize("path", sorted(GOLDEN.glob("*.yaml")), ids=lambda p: p.stem)
+def test_golden_games_replay_identically(path: Path) -> None:
+    state, _records = play(load(path))
+    assert replay(state).fingerprint() == state.fingerprint()
+
+
+def test_kill_predictions_from_scenario_inputs() -> None:
+    from banshe.scenario import parse
+
+    doc = {
+        "ruleset": "沉取",
+        "players": NAMES,
+        "roles": ROLES,
+        "phases": [
+            {"phase": "开局", "inputs": [["酉", "爱神之箭", ["子", "丑"]]]},
+            {"phase": "第1夜", "inputs": [["巳", "预想", "杀人", "甲", "出局"], ["巳", "杀人", "甲"]]},
+            {"phase": "第2夜", "inputs": [["巳", "预想", "杀人 丙 未出局"], ["巳", "杀人", "丙"]]},
+            {"phase": "第3夜", "inputs": [["巳", "预想", "杀人", "丙", "出局"], ["巳", "杀人", "丙"]]},
+            {"phase": "第4夜", "inputs": [["巳", "预想", "杀人", "乙", "未出局"], ["巳", "杀人", "乙"]]},
+        ],
+    }
+    state, records = play(parse(doc))
+    assert all(not r.rejected for r in records)
+    awards = compute_awards(state)
+    mine = sorted(a.points for a in awards if a.player == "巳" and a.family == "指杀与预想相同")
+    assert mine == [7, 20]  # 3 of 4 right (7), 3 in a row (20)
+    assert [a.points for a in best_of_families(awards) if a.player == "巳" and a.family == "指杀与预想相同"] == [20]
+
+
+def _night_game(inputs: list[list[object]], roles: dict[str, str] | None = None) -> GameState:
+    from banshe.scenario import parse
+
+    doc = {
+        "ruleset": "沉取",
+        "players": NAMES,
+        "roles": roles or ROLES,
+        "phases": [
+            {"phase": "开局", "inputs": [["酉", "爱神之箭", ["子", "丑"]]]},
+            {"phase": "第1夜", "inputs": inputs},
+        ],
+    }
+    state, records = play(parse(doc))
+    assert all(not r.rejected for r in records), [r.rejected for r in records]
+    return state
+
+
+def _feedback(state: GameState, player: str, skill: str) -> list[Event]:
+    return [
+        e for e in state.log if e.kind == "feedback" and e.audience.members == (player,) and e.data["skill"] == skill
+    ]
+
+
+def test_wither_voids_tianyan_and_it_stays_spent() -> None:
+    s = _night_game([["申", "摇落", "庚"], ["庚", "天眼", "巳"]])
+    assert _feedback(s, "庚", "预言") == []
+    assert not s.chars["庚"].has_charge("tianyan") and not s.chars["庚"].has_charge("zhiji")
+
+
+def test_no_tongling_after_antidote_night() -> None:
+    s = _night_game([["巳", "杀人", "子"], ["乙", "解药", "子"]])
+    assert s.chars["子"].alive
+    assert len(_feedback(s, "乙", "通灵")) == 1
+    apply_in_place(s, Command(DIRECTOR, CLOSE_PHASE))  # the script ended at 第2天: → 第2夜
+    for _ in range(2):  # 21:45 and 22:00 close; 杀人 is a 22:15 skill
+        apply_in_place(s, Command(DIRECTOR, "close_stage"))
+    apply_in_place(s, Command("巳", "kill", ("丑",)))
+    apply_in_place(s, Command(DIRECTOR, CLOSE_PHASE))
+    assert len(_feedback(s, "乙", "通灵")) == 1  # 通灵 lost from the next night
