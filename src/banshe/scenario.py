@@ -30,7 +30,7 @@ from .engine.core import apply_in_place, new_game
 from .engine.events import ANNOUNCE, FEEDBACK, SHERIFF
 from .engine.model import NIGHT, START, GameState, Phase
 from .engine.registry import find_ruleset
-from .engine.ruleset import AMOUNT, FREE_TEXT, YES_NO, Ruleset
+from .engine.ruleset import AMOUNT, FREE_TEXT, TEAR_BADGE, YES_NO, Ruleset
 
 _DIRECTOR_SKILLS = {zh: sid for sid, zh in ENGINE_SKILL_NAMES.items() if sid not in (VOTE, CHANGE_VOTE)}
 _YES = {"是", "yes", "true", "True", True}
@@ -139,7 +139,7 @@ def parse(doc: Any, source: str = "<scenario>") -> Scenario:
         if not isinstance(inputs, list):
             raise fail(f"{label} 的 inputs 必须是列表")
         for raw in inputs:
-            _check_input_names(raw, players, fail, label)
+            _check_input_names(rs, raw, players, fail, label)
         phases.append((phase, inputs))
     review = doc.get("review") or {}
     if not isinstance(review, dict):
@@ -147,12 +147,28 @@ def parse(doc: Any, source: str = "<scenario>") -> Scenario:
     return Scenario(rs, seed, players, roles, {str(k): v for k, v in options.items()}, phases, source, review)
 
 
-def _check_input_names(raw: Any, players: list[str], fail: Any, label: str) -> None:
+_NOT_PLAYERS = {ABSTAIN, TEAR_BADGE}
+_DIRECTOR_ON_PLAYER = {"蓝牌", "黄牌", "红牌", "扣分"}
+
+
+def _check_input_names(rs: Ruleset, raw: Any, players: list[str], fail: Any, label: str) -> None:
+    """Every name in an input must be seated (a misspelt name makes the file malformed)."""
     if not isinstance(raw, list) or len(raw) < 2:
         raise fail(f"{label} 的输入格式错误（应为 [角色, 技能, 目标...]）：{raw}")
     actor = str(raw[0])
     if actor != DIRECTOR and actor not in players:
         raise fail(f"{label} 的输入 {raw}：{actor} 不在座位表中")
+    if actor == DIRECTOR:
+        names = raw[2:3] if str(raw[1]) in _DIRECTOR_ON_PLAYER else []
+    else:
+        sid = skill_id(rs, str(raw[1]))
+        spec = rs.skills.get(sid) if sid else None
+        if sid is None or (spec is not None and spec.shape in (FREE_TEXT, YES_NO, AMOUNT)):
+            return
+        names = [x for r in raw[2:] for x in (r if isinstance(r, list) else [r])]
+    for name in names:
+        if str(name) not in players and str(name) not in _NOT_PLAYERS:
+            raise fail(f"{label} 的输入 {raw}：{name} 不在座位表中")
 
 
 # -- inputs -> commands -----------------------------------------------------------------------
