@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import os
 import re
+import socket
+import subprocess
+import sys
+import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -11,6 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, select, text
@@ -197,3 +202,28 @@ def harness(db_url: str) -> Iterator[Harness]:
     with h.client:
         yield h
     h.client.app.state.engine.dispose()  # type: ignore[attr-defined]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_server(db: str, port: int) -> subprocess.Popen[bytes]:
+    """A real `banshe serve` on 127.0.0.1, once it answers."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "banshe", "serve", "--port", str(port), "--database-url", db, "--log-level", "warning"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    for _ in range(300):  # until it listens (at most ~30 s)
+        try:
+            httpx.get(f"http://127.0.0.1:{port}/login", timeout=1)
+            return proc
+        except httpx.HTTPError:
+            if proc.poll() is not None:
+                raise RuntimeError("banshe serve exited") from None
+            time.sleep(0.1)
+    proc.kill()
+    raise RuntimeError("banshe serve did not start")

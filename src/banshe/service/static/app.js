@@ -14,7 +14,14 @@
   document.addEventListener("DOMContentLoaded", function () {
     var live = document.getElementById("live");
     if (!live || !live.dataset.sse || !window.EventSource) return;
-    var seen = null;
+    var seen = null, dirty = false;
+    // never swap a form the player has started filling in
+    ["input", "change"].forEach(function (kind) {
+      document.addEventListener(kind, function (ev) {
+        var box = document.getElementById("live");
+        if (box && box.contains(ev.target)) dirty = true;
+      });
+    });
     var source = new EventSource(live.dataset.sse);
     source.addEventListener("update", function (ev) {
       if (seen === null) { seen = ev.data; return; }
@@ -22,7 +29,7 @@
       seen = ev.data;
       var busy = document.activeElement && live.contains(document.activeElement) &&
         /TEXTAREA|INPUT|SELECT/.test(document.activeElement.tagName);
-      if (busy) return;
+      if (busy || dirty) return;
       htmx.ajax("GET", window.location.pathname, {target: "#live", select: "#live", swap: "outerHTML"});
     });
   });
