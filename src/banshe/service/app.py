@@ -24,6 +24,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from sqlalchemy import select
+from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
 
 from ..engine.commands import (
@@ -164,7 +165,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
             return director, ws.csrf
 
     async def director_form(request: Request) -> tuple[Director, str, FormData]:
-        director, csrf = director_of(request)
+        director, csrf = await run_in_threadpool(director_of, request)
         form = await request.form()
         if not auth.same(_str(form.get("csrf")), csrf):
             raise _Csrf()
@@ -198,12 +199,16 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
         nxt = _str(form.get("next")) or "/d"
         if not nxt.startswith("/") or nxt.startswith("//"):
             nxt = "/d"
-        with sessions() as s:
-            ws = auth.login(s, _str(form.get("username")), _str(form.get("password")))
-            if ws is None:
-                return render(request, "login.html", {"next": nxt, "error": "用户名或密码错误"}, 401)
-            s.commit()
-            token = ws.token
+
+        def check(username: str, password: str) -> str | None:
+            with sessions() as s:
+                ws = auth.login(s, username, password)  # argon2: off the event loop
+                s.commit()
+                return None if ws is None else ws.token
+
+        token = await run_in_threadpool(check, _str(form.get("username")), _str(form.get("password")))
+        if token is None:
+            return render(request, "login.html", {"next": nxt, "error": "用户名或密码错误"}, 401)
         resp = RedirectResponse(nxt, status_code=303)
         resp.set_cookie(auth.SESSION_COOKIE, token, httponly=True, samesite="lax", max_age=30 * 24 * 3600)
         return resp
@@ -328,13 +333,13 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
 
     async def god_action(request: Request, game_id: int, act: Callable[[FormData], str]) -> Response:
         director, csrf, form = await director_form(request)
-        owned(director, game_id)
+        await run_in_threadpool(owned, director, game_id)
         try:
-            done = act(form)
+            done = await run_in_threadpool(act, form)
         except ServiceError as exc:
-            return god(request, director, csrf, game_id, exc.reason, exc.status)
+            return await run_in_threadpool(god, request, director, csrf, game_id, exc.reason, exc.status)
         except ValueError as exc:
-            return god(request, director, csrf, game_id, str(exc), 400)
+            return await run_in_threadpool(god, request, director, csrf, game_id, str(exc), 400)
         return RedirectResponse(f"/d/g/{game_id}?ok={quote(done)}", status_code=303)
 
     @app.post("/d/g/{game_id}/command", response_class=HTMLResponse)
@@ -490,7 +495,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
         )
 
     async def player_form(request: Request, token: str) -> tuple[Seat, FormData]:
-        seat = seat_of(token)
+        seat = await run_in_threadpool(seat_of, token)
         form = await request.form()
         if not auth.same(_str(form.get("csrf")), auth.player_csrf(secret, token)):
             raise _Csrf()
@@ -499,9 +504,9 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
     async def player_action(request: Request, token: str, page: str, act: Callable[[Seat, FormData], str]) -> Response:
         seat, form = await player_form(request, token)
         try:
-            done = act(seat, form)
+            done = await run_in_threadpool(act, seat, form)
         except ServiceError as exc:
-            return player(request, token, page, exc.reason, exc.status)
+            return await run_in_threadpool(player, request, token, page, exc.reason, exc.status)
         suffix = "" if page == "me" else "/thread"
         return RedirectResponse(f"/p/{token}{suffix}?ok={quote(done)}", status_code=303)
 
