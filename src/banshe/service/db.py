@@ -28,14 +28,14 @@ def normalize_url(url: str) -> str:
 def make_engine(url: str) -> Engine:
     url = normalize_url(url)
     if url.startswith("sqlite"):
-        engine = create_engine(
-            url, connect_args={"check_same_thread": False, "timeout": 30}, pool_size=20, max_overflow=20
-        )
+        memory = ":memory:" in url or url in ("sqlite://", "sqlite:///")
+        pool: dict[str, Any] = {} if memory else {"pool_size": 20, "max_overflow": 20}
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30}, **pool)
 
         @event.listens_for(engine, "connect")
         def _pragmas(dbapi_conn: Any, _record: Any) -> None:
             cur = dbapi_conn.cursor()
-            if ":memory:" not in url and url not in ("sqlite://", "sqlite:///"):
+            if not memory:
                 cur.execute("PRAGMA journal_mode=WAL")
             cur.execute("PRAGMA synchronous=NORMAL")
             cur.execute("PRAGMA foreign_keys=ON")

@@ -118,6 +118,10 @@ class GameService:
                 s.rollback()
                 self._cache.pop(game_id, None)
                 raise Conflict("另一个提交同时到达，请重试") from exc
+            except ServiceError:
+                # a refusal: the engine validates before it changes anything, so the cache stays good
+                s.rollback()
+                raise
             except BaseException:
                 s.rollback()
                 self._cache.pop(game_id, None)
@@ -236,9 +240,12 @@ class GameService:
         phase, stage = state.phase.label, state.stage
         if cmd.skill == CLOSE_PHASE and state.phase.kind == DAY and not state.settling:
             self._record_day(s, game, state, anchor)
+        accepted = len(state.commands)
         try:
             events = apply_in_place(state, cmd)
         except IllegalCommand as exc:
+            if len(state.commands) != accepted:  # refused half-way: never trust that copy again
+                self._cache.pop(game.id, None)
             raise ServiceError(exc.reason) from None
         head = self._head(s, game.id)
         s.add(
