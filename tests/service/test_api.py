@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import threading
 
+import pytest
 from sqlalchemy import func, select
 
 from banshe.engine import replay
+from banshe.service import schedule as sched
 from banshe.service.models import CommandRow, Game, Post
 
 from .conftest import PINMING_SEATS, FakeClock, Harness, make_harness, shanghai
@@ -308,3 +310,25 @@ def test_import_refuses_bad_files_and_changes_nothing(harness: Harness) -> None:
     assert r.status_code == 400 and "第1条指令被拒绝" in r.text
     with h.service.sessions() as s:
         assert s.scalar(select(func.count(Game.id))) == 1
+
+
+def test_half_public_counting_hides_votes_until_the_day_closes(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sched.POLICIES, "品茗", sched.Policy(vote_visibility="half_public"))
+    h = harness
+    h.login()
+    game = h.create_pinming()
+    links = h.links(game)
+    _to_day_one(h, game)
+    assert h.post(links["包子"], "投票对象：饺子\n投票理由：x")[0] == 303
+    other = h.state(links["馄饨"])
+    dumped = json.dumps(other, ensure_ascii=False)
+    assert "投票对象：饺子" not in dumped and '"targets": ["饺子"]' not in dumped
+    assert any(i["kind"] == "hidden" and i["author"] == "包子" for i in other["thread"])  # type: ignore[union-attr]
+    own = h.state(links["包子"])
+    assert any(i["kind"] == "hidden" for i in own["thread"])  # type: ignore[union-attr]
+    assert "投票对象：饺子" in h.client.get(f"/d/g/{game}").text  # the director sees everything
+    assert h.director(game, "command", skill="close_phase")[0] == 303
+    after = h.state(links["馄饨"])
+    assert any(i["vote"] == "投票 → 饺子" for i in after["thread"])  # type: ignore[union-attr]

@@ -33,7 +33,7 @@ ARGS = [
 ]
 
 try:
-    from playwright.sync_api import Browser, Page, sync_playwright
+    from playwright.sync_api import Browser, Page, expect, sync_playwright
 except ImportError:  # pragma: no cover - scripts/test.sh installs it
     sync_playwright = None  # type: ignore[assignment]
 
@@ -160,7 +160,11 @@ def test_a_director_and_fourteen_players_play_pinming_in_the_browser(server: str
     out = players["馄饨"]
     out.goto(links["馄饨"] + "/thread")
     assert "已出局" in out.locator("main").inner_text()
+    # live updates: a thread page left open shows a new post without reloading (SSE + htmx)
+    watcher = players["粽子"]
+    watcher.goto(links["粽子"] + "/thread")
     post("豆花", "狼人快投降吧")
+    expect(watcher.locator("#thread")).to_contain_text("狼人快投降吧", timeout=30_000)
     for wolf in WOLVES:
         act(wolf, "surrender")
 

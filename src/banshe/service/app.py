@@ -313,6 +313,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
         request: Request, director: Director, csrf: str, game_id: int, error: str = "", status: int = 200
     ) -> Response:
         owned(director, game_id)
+        version = service.version(game_id)
         ctx = director_page(service, game_id)
         ctx.update(
             {
@@ -322,6 +323,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
                 "ok": request.query_params.get("ok", ""),
                 "director_skills": DIRECTOR_SKILLS,
                 "base": str(request.base_url).rstrip("/"),
+                "version": version,
             }
         )
         return render(request, "god.html", ctx, status)
@@ -448,9 +450,11 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
 
     def player(request: Request, token: str, page: str, error: str = "", status: int = 200) -> Response:
         seat = seat_of(token)
+        version = service.version(seat.game_id)
         ctx = player_page(service, seat)
         ctx.update(
             {
+                "version": version,
                 "token": token,
                 "csrf": auth.player_csrf(secret, token),
                 "error": error,

@@ -14,7 +14,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -94,6 +94,10 @@ class GameService:
         self._guard = threading.Lock()
         self._cache: dict[int, _Cached] = {}
         self.versions: dict[int, int] = {}
+        # SQLite has one writer at a time and its busy handler is unfair under load: queue writers here
+        bind = sessions.kw.get("bind")
+        single_writer = bind is not None and bind.dialect.name == "sqlite"
+        self._writer: threading.Lock | None = threading.Lock() if single_writer else None
 
     # -- plumbing ---------------------------------------------------------------------------
     def lock(self, game_id: int) -> threading.RLock:
@@ -106,7 +110,7 @@ class GameService:
     @contextmanager
     def _tx(self, game_id: int) -> Iterator[tuple[Session, Game]]:
         """Lock the game, open a transaction, commit on success; any failure drops the cache."""
-        with self.lock(game_id):
+        with self.lock(game_id), self._writer or nullcontext():
             s = self.sessions()
             try:
                 game = s.get(Game, game_id)

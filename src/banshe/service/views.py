@@ -155,6 +155,18 @@ def player_page(svc: GameService, seat: Seat) -> dict[str, Any]:
     game, state = svc.read(seat.game_id)
     rs = svc.ruleset(game)
     v = view(state, seat.name)
+    if sched.policy_for(rs).vote_visibility == "half_public" and state.phase.kind == DAY and not state.settling:
+        # half-public counting: the day's votes stay hidden until it closes
+        v["events"] = [
+            e
+            for e in v["events"]
+            if not (
+                e["kind"] == ACCEPTED
+                and e["phase"] == state.phase.label
+                and e["data"]["command"]["skill"] in (VOTE, CHANGE_VOTE)
+                and e["data"]["command"]["actor"] != seat.name
+            )
+        ]
     with svc.sessions() as s:
         items = thread_items(s, svc, game, state, v["events"], director=False)
         deadline = deadline_info(s, svc, game)

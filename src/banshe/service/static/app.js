@@ -14,7 +14,7 @@
   document.addEventListener("DOMContentLoaded", function () {
     var live = document.getElementById("live");
     if (!live || !live.dataset.sse || !window.EventSource) return;
-    var seen = null, dirty = false;
+    var seen = live.dataset.version || null, dirty = false;
     // never swap a form the player has started filling in
     ["input", "change"].forEach(function (kind) {
       document.addEventListener(kind, function (ev) {
