@@ -136,6 +136,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
     templates = Jinja2Templates(directory=HERE / "templates")
     templates.env.globals["local_time"] = lambda ts, tz: sched.local_text(ts, sched.zone(tz))
     templates.env.globals["quote"] = quote
+    templates.env.globals["ruleset_name"] = lambda rid: find_ruleset(rid).name
 
     def render(request: Request, name: str, ctx: dict[str, Any], status: int = 200) -> HTMLResponse:
         return templates.TemplateResponse(request, name, ctx, status_code=status)
