@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 import threading
+from pathlib import Path
 
 import pytest
 from sqlalchemy import func, select
 
+from banshe import cli
 from banshe.engine import replay
+from banshe.service import auth
 from banshe.service import schedule as sched
+from banshe.service.app import Settings, create_app
 from banshe.service.models import CommandRow, Game, Post
 
 from .conftest import PINMING_SEATS, FakeClock, Harness, make_harness, shanghai
@@ -332,3 +336,51 @@ def test_half_public_counting_hides_votes_until_the_day_closes(
     assert h.director(game, "command", skill="close_phase")[0] == 303
     after = h.state(links["馄饨"])
     assert any(i["vote"] == "投票 → 饺子" for i in after["thread"])  # type: ignore[union-attr]
+
+
+def test_an_unanswered_prompt_times_out_by_the_scheduler(harness: Harness) -> None:
+    h = harness
+    h.login()
+    game = h.create_pinming()
+    links = h.links(game)
+    _to_day_one(h, game)
+    h.clock.now = shanghai(2026, 12, 2, 21)  # day 1 closes (no votes: no sheriff)
+    assert h.service.fire_due() == 1
+    h.clock.now = shanghai(2026, 12, 2, 22, 30)  # the night passes with no actions
+    assert h.service.fire_due() == 3
+    assert h.state(links["烧麦"])["view"]["phase"] == "第2天"  # type: ignore[index]
+    for name in ["饺子", "包子", "锅贴"]:
+        assert h.post(links[name], "投票对象：烧麦\n投票理由：像狼")[0] == 303
+    h.clock.now = shanghai(2026, 12, 3, 21)
+    assert h.service.fire_due() == 1
+    hunter = h.state(links["烧麦"])
+    assert hunter["view"]["prompt"] == "最后一枪"  # type: ignore[index]
+    assert "shoot" in {a["skill"] for a in hunter["actions"]}  # type: ignore[union-attr]
+    assert hunter["deadline"]["skill"] == "prompt_timeout"  # type: ignore[index]
+    assert "最后一枪" in h.client.get(f"/d/g/{game}").text
+    # ten minutes (品茗: 关门十分钟内) later the scheduler answers for the hunter
+    h.clock.advance(9 * 60)
+    assert h.service.fire_due() == 0
+    h.clock.advance(60)
+    assert h.service.fire_due() == 1
+    after = h.state(links["烧麦"])
+    assert after["view"]["phase"] == "第2夜"  # type: ignore[index]
+    assert [a["skill"] for a in after["actions"]] == ["last_words"]  # type: ignore[union-attr]
+    with h.service.sessions() as s:
+        last = s.scalars(
+            select(CommandRow).where(CommandRow.game_id == game).order_by(CommandRow.seq.desc())
+        ).first()
+    assert last is not None and (last.skill, last.source) == ("prompt_timeout", "scheduler")
+
+
+def test_admin_command_line(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'cli.sqlite3'}"
+    assert cli.main(["admin", "create", "--username", "甲", "--password", "short", "--database-url", db]) == 2
+    assert cli.main(["admin", "create", "--username", "甲", "--password", "long-enough", "--database-url", db]) == 0
+    assert cli.main(["admin", "create", "--username", "甲", "--password", "long-enough", "--database-url", db]) == 2
+    assert cli.main(["admin", "password", "--username", "甲", "--password", "another-one", "--database-url", db]) == 0
+    app = create_app(Settings(database_url=db, start_scheduler=False))
+    with app.state.service.sessions() as s:
+        assert auth.login(s, "甲", "another-one") is not None
+        assert auth.login(s, "甲", "long-enough") is None
+    app.state.engine.dispose()
