@@ -478,9 +478,9 @@ class GameService:
 
     # -- after every change: 公示 rows, phase clock, deadlines ------------------------------------
     def _after_change(self, s: Session, game: Game, state: GameState, anchor: float) -> None:
-        total = len(public_announcements(state))
-        have = s.scalar(select(func.count(Announcement.id)).where(Announcement.game_id == game.id)) or 0
         anns = public_announcements(state)
+        total = len(anns)
+        have = s.scalar(select(func.count(Announcement.id)).where(Announcement.game_id == game.id)) or 0
         for idx in range(have, total):
             published = anchor if game.auto_publish else None
             s.add(
@@ -488,6 +488,7 @@ class GameService:
             )
         if state.over:
             # the game is over: the 复盘 reveals everything, so every 公示 goes out
+            game.status = "ended"
             s.flush()
             for row in s.scalars(
                 select(Announcement).where(Announcement.game_id == game.id, Announcement.published_at.is_(None))
