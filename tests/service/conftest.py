@@ -22,11 +22,12 @@ from sqlalchemy import create_engine, select, text
 
 from banshe.service import auth
 from banshe.service.app import Settings, create_app
+from banshe.service.db import normalize_url
 from banshe.service.games import GameService
 from banshe.service.models import Seat
 
 PG_ADMIN_URLS = [
-    os.environ.get("BANSHE_TEST_PG_URL", ""),
+    normalize_url(os.environ.get("BANSHE_TEST_PG_URL", "")),
     "postgresql+psycopg://postgres@127.0.0.1:5432/postgres",
     "postgresql+psycopg://root@127.0.0.1:5432/postgres",
 ]
