@@ -42,6 +42,10 @@ POLICIES: dict[str, Policy] = {
 
 # seed 002 行动时限: 混血儿 — 一定时间内; 预言家/狼队 — 关门后一个小时; 女巫 — 通灵反馈后半小时;
 # 猎人、白痴、警长被投票出局者 — 关门十分钟内; 最后一枪 — 收到反馈后半小时. 讨论日 ends 21:00.
+# seed 000 (沉寂与取酒): 最后一枪/装傻 21:40, night stages 21:45 … 22:45. seed 003 (感染): the day runs
+# 09:30 to the next day's 21:30, each night stage lasts 10 minutes.
+# "stages" is a list (used when it has one entry per night stage) or one value for every stage;
+# deadlines a ruleset declares on its NightStage data take precedence.
 DEFAULT_SCHEDULES: dict[str, dict[str, Any]] = {
     "品茗": {
         "start_minutes": 60,
@@ -51,7 +55,34 @@ DEFAULT_SCHEDULES: dict[str, dict[str, Any]] = {
         "prompt_minutes_day": 10,
         "prompt_minutes_night": 30,
     },
+    "沉寂与取酒": {
+        "start_minutes": 60,
+        "day_end": "21:30",
+        "min_day_hours": 12,
+        "stages": ["21:45", "22:00", "22:15", "22:30", "22:45"],
+        "prompt_minutes_day": 10,
+        "prompt_minutes_night": 30,
+    },
+    "感染": {
+        "start_minutes": 60,
+        "day_end": "21:30",
+        "min_day_hours": 30,
+        "stages": 10,
+        "prompt_minutes_day": 10,
+        "prompt_minutes_night": 10,
+    },
 }
+_FALLBACK: dict[str, Any] = {
+    "start_minutes": 30,
+    "day_end": "21:00",
+    "min_day_hours": 12,
+    "stages": 30,
+    "prompt_minutes_day": 10,
+    "prompt_minutes_night": 30,
+}
+# a clock-time deadline up to this long before the previous one is taken as already due (a late
+# close at 21:50 makes a 21:45 stage due at once, not tomorrow)
+_LOOKBACK = 6 * 3600
 
 
 def policy_for(rs: Ruleset) -> Policy:
@@ -59,22 +90,22 @@ def policy_for(rs: Ruleset) -> Policy:
 
 
 def default_schedule(rs: Ruleset) -> dict[str, Any]:
-    """The ruleset's schedule; otherwise each stage's declared deadline, or 30 minutes a stage."""
-    known = DEFAULT_SCHEDULES.get(rs.name) or DEFAULT_SCHEDULES.get(rs.id)
-    if known is not None:
-        return {**known, "stages": list(known["stages"])}
-    stages: list[int | str] = []
-    for stage in rs.night_stages:
-        value = stage.deadline.strip()
-        stages.append(value if value and parse_stage(value) is not None else 30)
-    return {
-        "start_minutes": 30,
-        "day_end": "21:00",
-        "min_day_hours": 12,
-        "stages": stages,
-        "prompt_minutes_day": 10,
-        "prompt_minutes_night": 30,
-    }
+    """The ruleset's default schedule (see DEFAULT_SCHEDULES), one stage entry per night stage."""
+    known = DEFAULT_SCHEDULES.get(rs.name) or DEFAULT_SCHEDULES.get(rs.id) or _FALLBACK
+    out = dict(known)
+    count = len(rs.night_stages)
+    given = known["stages"]
+    if isinstance(given, list) and len(given) == count:
+        stages: list[int | str] = list(given)
+    else:
+        each = given if not isinstance(given, list) else _FALLBACK["stages"]
+        stages = [each] * count
+    for i, stage in enumerate(rs.night_stages):
+        declared = stage.deadline.strip()
+        if declared and parse_stage(declared) is not None:
+            stages[i] = declared
+    out["stages"] = stages
+    return out
 
 
 def parse_stage(value: int | str) -> int | tuple[int, int] | None:
@@ -145,7 +176,7 @@ def stage_deadlines(night_start: float, schedule: dict[str, Any], tz: ZoneInfo) 
     for value in schedule["stages"]:
         parsed = parse_stage(value)
         if isinstance(parsed, tuple):
-            prev = next_clock(prev, parsed[0], parsed[1], tz)
+            prev = max(prev, next_clock(prev - _LOOKBACK, parsed[0], parsed[1], tz))
         elif parsed is not None:
             prev = prev + parsed * 60
         out.append(prev)
