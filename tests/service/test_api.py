@@ -138,6 +138,8 @@ def test_announcements_wait_for_the_directors_approval(harness: Harness) -> None
     thread = h.state(links["馄饨"])["thread"]
     assert any(i["kind"] == "announce" and "第1天讨论日开始" in i["text"] for i in thread)  # type: ignore[union-attr]
     assert h.director(game, "publish", upto="0")[0] == 400
+    # a published 公示 can still be copied as BBCode from the god view
+    assert "复制为 Discuz! BBCode" in h.client.get(f"/d/g/{game}").text
 
 
 def test_director_controls(harness: Harness) -> None:
