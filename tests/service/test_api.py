@@ -91,6 +91,11 @@ def test_a_link_shows_only_what_the_rules_give_its_player(harness: Harness) -> N
     links = h.links(game)
     assert h.client.get("/p/not-a-real-token").status_code == 404
     assert h.client.get("/p/not-a-real-token/state.json").status_code == 404
+    r = h.client.get("/no/such/page")
+    assert r.status_code == 404 and "页面不存在" in r.text
+    h.login("导演丙", "password-3")
+    r = h.client.get("/d/g/abc")
+    assert r.status_code == 400 and "请求参数有误" in r.text
     villager = h.state(links["馄饨"])["view"]
     seats = {s["name"]: s for s in villager["seats"]}  # type: ignore[index]
     assert seats["馄饨"]["role"] == "村民"

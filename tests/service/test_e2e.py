@@ -175,7 +175,7 @@ def test_a_director_and_fourteen_players_play_pinming_in_the_browser(server: str
     assert "第2天讨论日开始" in thread.locator("#thread").inner_text()
     thread.screenshot(path=str(ARTIFACTS / "thread.png"), full_page=True)
     d.goto(god)
-    d.screenshot(path=str(ARTIFACTS / "director.png"), full_page=True)
+    d.screenshot(path=str(ARTIFACTS / "director.png"))
 
     # the result matches the engine's replay of what the service stored
     export: dict[str, Any] = d.request.get(god + "/export.json").json()

@@ -20,12 +20,14 @@ from typing import Any
 from urllib.parse import quote
 
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from sqlalchemy import select
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..engine.commands import (
     ACCELERATE,
@@ -149,6 +151,15 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
         if request.method == "GET":
             return RedirectResponse("/login?next=" + quote(request.url.path), status_code=303)
         return message(request, "请先以导演身份登录", 401)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        text = {404: "页面不存在", 405: "不支持这种请求方式"}.get(exc.status_code, "请求有误")
+        return message(request, text, exc.status_code)
+
+    @app.exception_handler(RequestValidationError)
+    async def _bad_request(request: Request, _exc: RequestValidationError) -> Response:
+        return message(request, "请求参数有误", 400)
 
     @app.exception_handler(NotFound)
     async def _not_found(request: Request, exc: NotFound) -> Response:
