@@ -227,6 +227,47 @@ def test_requests_to_accelerate(harness: Harness) -> None:
     assert "导演宣布执行加速" in json.dumps(h.state(links["馄饨"]), ensure_ascii=False)
     code, page = h.post(links[names[0]], "改票对象：包子\n改票理由：x")
     assert code == 400 and "执行加速时不允许改票" in page
+    # 延时: half the alive characters ask, the day is no longer accelerated and lasts a day longer
+    with h.service.sessions() as s:
+        close = h.service.current_deadline(s, game)
+        assert close is not None
+        due = close.due_at
+    for name in names[7:]:
+        r = h.client.post(
+            f"/p/{links[name]}/request",
+            data={"csrf": h.player_csrf(links[name]), "kind": "delay"},
+            follow_redirects=False,
+        )
+        assert r.status_code == 303
+    assert "延时成功，不再执行加速。" in json.dumps(h.state(links["馄饨"]), ensure_ascii=False)
+    with h.service.sessions() as s:
+        close = h.service.current_deadline(s, game)
+        assert close is not None and close.due_at == due + 24 * 3600
+    assert h.post(links[names[0]], "改票对象：包子\n改票理由：x")[0] == 303
+    # requests are refused in the last three hours of the day (品茗)
+    h.clock.now = due + 24 * 3600 - 2 * 3600
+    r = h.client.post(f"/p/{links['馄饨']}/request", data={"csrf": h.player_csrf(links["馄饨"]), "kind": "delay"})
+    assert r.status_code == 400 and "申请延时已截止" in r.text
+
+
+def test_two_services_on_one_database_see_each_others_commands(harness: Harness) -> None:
+    h = harness
+    h.login()
+    game = h.create_pinming()
+    links = h.links(game)
+    _to_day_one(h, game)
+    second = make_harness(h.url, h.clock)
+    with second.client:
+        assert h.post(links["饺子"], "投票对象：包子\n投票理由：x")[0] == 303
+        assert second.post(links["包子"], "投票对象：饺子\n投票理由：x")[0] == 303
+        assert h.post(links["饺子"], "改票对象：烧麦\n改票理由：x")[0] == 303
+        code, page = second.post(links["饺子"], "改票对象：包子\n改票理由：x")
+        assert code == 400 and "改票只允许进行一次" in page
+        _g, one = h.service.read(game)
+        _g, two = second.service.read(game)
+        assert one.fingerprint() == two.fingerprint()
+        assert one.votes == {"饺子": "烧麦", "包子": "饺子"}
+    second.client.app.state.engine.dispose()  # type: ignore[attr-defined]
 
 
 def test_concurrent_submissions_never_interleave(harness: Harness) -> None:
@@ -242,9 +283,7 @@ def test_concurrent_submissions_never_interleave(harness: Harness) -> None:
     def vote(name: str) -> None:
         for i in range(3):
             text = "投票对象：饺子\n投票理由：一起" if i == 0 else f"第{i}帖"
-            r = h.client.post(
-                f"/p/{links[name]}/post", data={"csrf": csrf[name], "text": text}, follow_redirects=False
-            )
+            r = h.client.post(f"/p/{links[name]}/post", data={"csrf": csrf[name], "text": text}, follow_redirects=False)
             with lock:
                 results.append(r.status_code)
 
@@ -285,9 +324,7 @@ def test_restart_rebuilds_the_same_state_and_fires_missed_deadlines_in_order(har
         assert state.phase.label == "第2天" and state.sheriff == "饺子"
         with fresh.service.sessions() as s:
             rows = list(
-                s.scalars(
-                    select(CommandRow).where(CommandRow.game_id == game, CommandRow.source == "scheduler")
-                )
+                s.scalars(select(CommandRow).where(CommandRow.game_id == game, CommandRow.source == "scheduler"))
             )
         assert [r.skill for r in rows[-4:]] == ["close_phase", "close_stage", "close_stage", "close_phase"]
     fresh.client.app.state.engine.dispose()  # type: ignore[attr-defined]
@@ -374,9 +411,7 @@ def test_an_unanswered_prompt_times_out_by_the_scheduler(harness: Harness) -> No
     assert after["view"]["phase"] == "第2夜"  # type: ignore[index]
     assert [a["skill"] for a in after["actions"]] == ["last_words"]  # type: ignore[union-attr]
     with h.service.sessions() as s:
-        last = s.scalars(
-            select(CommandRow).where(CommandRow.game_id == game).order_by(CommandRow.seq.desc())
-        ).first()
+        last = s.scalars(select(CommandRow).where(CommandRow.game_id == game).order_by(CommandRow.seq.desc())).first()
     assert last is not None and (last.skill, last.source) == ("prompt_timeout", "scheduler")
 
 
