@@ -141,7 +141,10 @@ class Harness:
             d = auth.create_director(s, username, password)
             s.commit()
             self.director_id = d.id
-        r = self.client.post("/login", data={"username": username, "password": password}, follow_redirects=False)
+        m = CSRF_RE.search(self.client.get("/login").text)
+        assert m is not None
+        data = {"username": username, "password": password, "csrf": m.group(1)}
+        r = self.client.post("/login", data=data, follow_redirects=False)
         assert r.status_code == 303, r.text
         page = self.client.get("/d")
         m = CSRF_RE.search(page.text)

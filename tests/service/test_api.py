@@ -32,8 +32,11 @@ def test_director_pages_need_a_session(harness: Harness) -> None:
     r = h.client.post("/d/new", data={"ruleset": "pinming", "seats": "甲\n乙"}, follow_redirects=False)
     assert r.status_code == 401
     h.login()
-    r = h.client.post("/login", data={"username": "导演甲", "password": "wrong-password"})
+    login_csrf = h.client.cookies["banshe_login"]
+    r = h.client.post("/login", data={"username": "导演甲", "password": "wrong-password", "csrf": login_csrf})
     assert r.status_code == 401 and "用户名或密码错误" in r.text
+    r = h.client.post("/login", data={"username": "导演甲", "password": "correct-horse", "csrf": "forged"})
+    assert r.status_code == 403
     # a form without the session's CSRF token changes nothing
     seats = "\n".join(f"{n} {r}" for n, r in PINMING_SEATS.items())
     r = h.client.post("/d/new", data={"ruleset": "pinming", "seats": seats, "csrf": "forged"}, follow_redirects=False)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import secrets
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
@@ -53,6 +54,7 @@ from .models import Director, Game, Seat
 from .views import director_page, player_page
 
 HERE = Path(__file__).parent
+LOGIN_COOKIE = "banshe_login"
 DEFAULT_DATABASE_URL = "sqlite:///banshe.sqlite3"
 DIRECTOR_SKILLS = {
     CLOSE_STAGE: "关闭当前夜晚阶段",
@@ -202,8 +204,12 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
         return RedirectResponse("/d", status_code=303)
 
     @app.get("/login", response_class=HTMLResponse)
-    def login_page(request: Request, next: str = "/d") -> Response:
-        return render(request, "login.html", {"next": next, "error": ""})
+    def login_page(request: Request, next: str = "/d", error: str = "", status: int = 200) -> Response:
+        # login CSRF: a double-submit token, in a cookie and in the form
+        token = request.cookies.get(LOGIN_COOKIE) or secrets.token_urlsafe(16)
+        resp = render(request, "login.html", {"next": next, "error": error, "csrf": token}, status)
+        resp.set_cookie(LOGIN_COOKIE, token, httponly=True, samesite="strict", max_age=3600)
+        return resp
 
     @app.post("/login", response_class=HTMLResponse)
     async def login_post(request: Request) -> Response:
@@ -211,6 +217,9 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
         nxt = _str(form.get("next")) or "/d"
         if not nxt.startswith("/") or nxt.startswith("//"):
             nxt = "/d"
+        cookie = request.cookies.get(LOGIN_COOKIE)
+        if not cookie or not auth.same(_str(form.get("csrf")), cookie):
+            raise _Csrf()
 
         def check(username: str, password: str) -> str | None:
             with sessions() as s:
@@ -220,7 +229,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
 
         token = await run_in_threadpool(check, _str(form.get("username")), _str(form.get("password")))
         if token is None:
-            return render(request, "login.html", {"next": nxt, "error": "用户名或密码错误"}, 401)
+            return login_page(request, nxt, "用户名或密码错误", 401)
         resp = RedirectResponse(nxt, status_code=303)
         resp.set_cookie(auth.SESSION_COOKIE, token, httponly=True, samesite="lax", max_age=30 * 24 * 3600)
         return resp
