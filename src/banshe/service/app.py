@@ -95,8 +95,14 @@ class Scheduler:
         self._thread = threading.Thread(target=self._run, name="banshe-scheduler", daemon=True)
 
     def start(self) -> None:
-        self.service.fire_due()
+        self._tick()  # deadlines that passed while the service was down, oldest first
         self._thread.start()
+
+    def _tick(self) -> None:
+        try:
+            self.service.fire_due()
+        except Exception as exc:  # keep serving; the next tick retries
+            print(f"banshe scheduler: {exc!r}", flush=True)
 
     def stop(self) -> None:
         self._stop.set()
@@ -104,10 +110,7 @@ class Scheduler:
 
     def _run(self) -> None:
         while not self._stop.wait(self.interval):
-            try:
-                self.service.fire_due()
-            except Exception as exc:  # keep the loop alive; the next tick retries
-                print(f"banshe scheduler: {exc!r}", flush=True)
+            self._tick()
 
 
 class NeedLogin(Exception):
