@@ -7,6 +7,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
 from banshe import cli
@@ -429,3 +430,16 @@ def test_admin_command_line(tmp_path: Path) -> None:
         assert auth.login(s, "甲", "another-one") is not None
         assert auth.login(s, "甲", "long-enough") is None
     app.state.engine.dispose()
+
+
+def test_the_service_fires_missed_deadlines_when_it_starts(harness: Harness) -> None:
+    h = harness
+    h.login()
+    game = h.create_pinming()
+    clock = FakeClock(shanghai(2026, 12, 1, 12))  # an hour past the 开局 deadline
+    app = create_app(Settings(database_url=h.url, start_scheduler=True, scheduler_interval=3600), clock=clock)
+    with TestClient(app):
+        pass  # start-up (the lifespan) runs the scheduler's first tick
+    app.state.engine.dispose()
+    _game, state = h.service.read(game)
+    assert state.phase.label == "第1天"
