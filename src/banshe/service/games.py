@@ -13,6 +13,7 @@ from __future__ import annotations
 import secrets
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
@@ -55,6 +56,7 @@ from .models import (
 )
 
 MAX_TEXT = 5000
+CACHE_GAMES = 1000
 EXPORT_FORMAT = "banshe-game"
 
 
@@ -92,7 +94,7 @@ class GameService:
         self.clock = clock
         self._locks: dict[int, threading.RLock] = {}
         self._guard = threading.Lock()
-        self._cache: dict[int, _Cached] = {}
+        self._cache: OrderedDict[int, _Cached] = OrderedDict()
         self.versions: dict[int, int] = {}
         # SQLite has one writer at a time and its busy handler is unfair under load: queue writers here
         bind = sessions.kw.get("bind")
@@ -134,6 +136,14 @@ class GameService:
                 s.close()
             self.versions[game_id] = self.versions.get(game_id, 0) + 1
 
+    def _remember(self, game_id: int, cached: _Cached) -> None:
+        """Keep the states of the most recently used games (older ones replay again when needed)."""
+        with self._guard:
+            self._cache[game_id] = cached
+            self._cache.move_to_end(game_id)
+            while len(self._cache) > CACHE_GAMES:
+                self._cache.popitem(last=False)
+
     def version(self, game_id: int) -> int:
         return self.versions.get(game_id, 0)
 
@@ -151,7 +161,7 @@ class GameService:
         if cached is not None and cached.head == head:
             return cached.state
         state = self._rebuild(s, game)
-        self._cache[game.id] = _Cached(head, state)
+        self._remember(game.id, _Cached(head, state))
         return state
 
     def _rebuild(self, s: Session, game: Game, exclude: int | None = None) -> GameState:
@@ -229,7 +239,7 @@ class GameService:
                 s.add(Seat(game_id=game.id, name=n, token=secrets.token_urlsafe(24), active=True, created_at=now))
             self._after_change(s, game, state, now)
             s.commit()
-            self._cache[game.id] = _Cached(0, state)
+            self._remember(game.id, _Cached(0, state))
             return game
 
     # -- the one write path -------------------------------------------------------------------
@@ -266,7 +276,7 @@ class GameService:
             )
         )
         s.flush()
-        self._cache[game.id] = _Cached(head + 1, state)
+        self._remember(game.id, _Cached(head + 1, state))
         self._after_change(s, game, state, anchor)
         return events
 
@@ -938,7 +948,7 @@ class GameService:
             s.flush()
             self._after_change(s, game, state, now)
             s.commit()
-            self._cache[game.id] = _Cached(len(commands), state)
+            self._remember(game.id, _Cached(len(commands), state))
             return game
 
 
