@@ -1,8 +1,20 @@
 #!/usr/bin/env bash
 # The test command (README): set up, lint, type-check, run every test.
+# The end-to-end tests drive Debian's chromium with Playwright (never `playwright install`);
+# they need the chromium package and a CJK font, installed here when missing (CI runs as root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed"; }
+if command -v dpkg-query >/dev/null && { ! have_pkg chromium || ! have_pkg fonts-wqy-microhei; }; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "安装端到端测试所需的 chromium 与 fonts-wqy-microhei …"
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-wqy-microhei >/dev/null
+  else
+    echo "警告：缺少 chromium 或 fonts-wqy-microhei，且无法安装（需要 root）；端到端测试将跳过" >&2
+  fi
+fi
 .venv/bin/ruff check src tests benchmarks
 .venv/bin/mypy
 .venv/bin/python -m pytest "$@"

@@ -60,6 +60,64 @@ def _rulesets(args: argparse.Namespace) -> int:
     return 0
 
 
+def _database_url(args: argparse.Namespace) -> str:
+    import os
+
+    from .service.app import DEFAULT_DATABASE_URL
+
+    return str(args.database_url or os.environ.get("BANSHE_DATABASE_URL") or DEFAULT_DATABASE_URL)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import secrets
+
+    import uvicorn
+    from sqlalchemy import func, select
+
+    from .service import auth
+    from .service.app import Settings, create_app
+    from .service.models import Director
+
+    url = _database_url(args)
+    app = create_app(Settings(database_url=url))
+    sessions = app.state.service.sessions
+    with sessions() as s:
+        if not s.scalar(select(func.count(Director.id))):
+            password = secrets.token_urlsafe(12)
+            auth.create_director(s, "admin", password)
+            s.commit()
+            print(f"已创建导演账号：用户名 admin，密码 {password}（只显示这一次，请妥善保存）", flush=True)
+    print(f"banshe 导演服务：http://{args.host}:{args.port}/ （数据库 {url.split('@')[-1]}）", flush=True)
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    return 0
+
+
+def _admin(args: argparse.Namespace) -> int:
+    import getpass
+    import os
+
+    from .service import auth
+    from .service.db import make_engine, migrate, session_factory
+
+    engine = make_engine(_database_url(args))
+    migrate(engine)
+    password = args.password or os.environ.get("BANSHE_ADMIN_PASSWORD") or ""
+    if not password:
+        password = getpass.getpass("密码（至少8个字符）：")
+    with session_factory(engine)() as s:
+        try:
+            if args.action == "create":
+                auth.create_director(s, args.username, password)
+            else:
+                auth.set_password(s, args.username, password)
+        except ValueError as exc:
+            print(f"banshe: {exc}", file=sys.stderr)
+            return 2
+        s.commit()
+    print(("已创建导演账号：" if args.action == "create" else "已修改密码：") + args.username)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="banshe", description="版杀自动导演 (automated forum werewolf director)")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -77,6 +135,18 @@ def build_parser() -> argparse.ArgumentParser:
     v.set_defaults(func=_review)
     r = sub.add_parser("rulesets", help="list the rulesets and their options")
     r.set_defaults(func=_rulesets)
+    sv = sub.add_parser("serve", help="run the director service (web) on SQLite or BANSHE_DATABASE_URL")
+    sv.add_argument("--host", default="127.0.0.1")
+    sv.add_argument("--port", type=int, default=8000)
+    sv.add_argument("--database-url", default=None, help="default: BANSHE_DATABASE_URL or sqlite:///banshe.sqlite3")
+    sv.add_argument("--log-level", default="info")
+    sv.set_defaults(func=_serve)
+    ad = sub.add_parser("admin", help="director accounts: create one, or set a password")
+    ad.add_argument("action", choices=["create", "password"])
+    ad.add_argument("--username", default="admin")
+    ad.add_argument("--password", default=None, help="default: BANSHE_ADMIN_PASSWORD or a prompt")
+    ad.add_argument("--database-url", default=None)
+    ad.set_defaults(func=_admin)
     return parser
 
 

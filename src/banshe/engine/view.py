@@ -48,7 +48,7 @@ def view(state: GameState, viewer: str | None) -> dict[str, Any]:
     }
     if viewer is not None:
         me = state.chars[viewer]
-        out["me"] = {"name": viewer, "role": rs.role_name(me.role), "alive": me.alive}
+        out["me"] = {"name": viewer, "role": rs.role_name(me.role), "alive": me.alive, "charges": dict(me.charges)}
         out["groups"] = {g: list(m) for g, m in state.groups.items() if viewer in m}
         head = state.prompts[0] if state.prompts and state.prompt_raised else None
         out["prompt"] = rs.skill_name(head.skill) if head and head.actor == viewer else None

@@ -1,0 +1,1 @@
+"""The director service: a FastAPI app around the pure engine (`create_app`, `GameService`)."""

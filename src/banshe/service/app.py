@@ -1,0 +1,676 @@
+"""The web app: director pages (session login), players' secret links, SSE live updates.
+
+Every form POST carries a CSRF token (the director's session token; an HMAC of the player's
+link for players). A refused request re-renders the page with the Chinese reason and changes
+nothing; an accepted one redirects (303) back to the page.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import secrets
+import threading
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+from sqlalchemy import select
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import FormData
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from ..engine.commands import (
+    ACCELERATE,
+    CARD_BLUE,
+    CARD_RED,
+    CARD_YELLOW,
+    CLOSE_PHASE,
+    CLOSE_STAGE,
+    DEDUCT,
+    DELAY,
+    DIRECTOR,
+    JUDGE_LOSS,
+    PROMPT_TIMEOUT,
+    Command,
+)
+from ..engine.registry import all_rulesets, find_ruleset
+from ..engine.ruleset import FREE_TEXT, MANY_TARGETS, NO_TARGET, YES_NO
+from . import auth
+from . import schedule as sched
+from .db import make_engine, migrate, session_factory
+from .games import GameService, NotFound, ServiceError
+from .models import Director, Game, Seat
+from .views import director_page, player_page
+
+HERE = Path(__file__).parent
+LOGIN_COOKIE = "banshe_login"
+DEFAULT_DATABASE_URL = "sqlite:///banshe.sqlite3"
+DIRECTOR_SKILLS = {
+    CLOSE_STAGE: "关闭当前夜晚阶段",
+    CLOSE_PHASE: "立即关门结算",
+    PROMPT_TIMEOUT: "当前回应超时",
+    CARD_BLUE: "蓝牌",
+    CARD_YELLOW: "黄牌",
+    CARD_RED: "红牌",
+    DEDUCT: "扣分",
+    ACCELERATE: "执行加速",
+    DELAY: "取消加速（延时）",
+    JUDGE_LOSS: "判负",
+}
+
+
+@dataclass
+class Settings:
+    database_url: str = DEFAULT_DATABASE_URL
+    sse_max_seconds: float = 300.0
+    start_scheduler: bool = True
+    scheduler_interval: float = 1.0
+
+    @staticmethod
+    def from_env() -> Settings:
+        return Settings(
+            database_url=os.environ.get("BANSHE_DATABASE_URL", DEFAULT_DATABASE_URL),
+            sse_max_seconds=float(os.environ.get("BANSHE_SSE_SECONDS", "300")),
+        )
+
+
+class Scheduler:
+    """Fires due deadlines from a background thread (and every overdue one at start-up)."""
+
+    def __init__(self, service: GameService, interval: float) -> None:
+        self.service = service
+        self.interval = interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="banshe-scheduler", daemon=True)
+
+    def start(self) -> None:
+        self._tick()  # deadlines that passed while the service was down, oldest first
+        self._thread.start()
+
+    def _tick(self) -> None:
+        try:
+            self.service.fire_due()
+        except Exception as exc:  # keep serving; the next tick retries
+            print(f"banshe scheduler: {exc!r}", flush=True)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            self._tick()
+
+
+class NeedLogin(Exception):
+    pass
+
+
+def create_app(settings: Settings | None = None, clock: Callable[[], float] | None = None) -> FastAPI:
+    settings = settings or Settings.from_env()
+    engine = make_engine(settings.database_url)
+    migrate(engine)
+    sessions = session_factory(engine)
+    service = GameService(sessions, clock or time.time)
+    with sessions() as s:
+        secret = auth.secret_key(s)
+    scheduler = Scheduler(service, settings.scheduler_interval) if settings.start_scheduler else None
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        if scheduler is not None:
+            scheduler.start()
+        yield
+        if scheduler is not None:
+            scheduler.stop()
+
+    app = FastAPI(title="banshe 版杀自动导演", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
+    app.state.service = service
+    app.state.engine = engine
+    app.state.settings = settings
+    app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
+    templates = Jinja2Templates(directory=HERE / "templates")
+    templates.env.globals["local_time"] = lambda ts, tz: sched.local_text(ts, sched.zone(tz))
+    templates.env.globals["quote"] = quote
+    templates.env.globals["ruleset_name"] = lambda rid: find_ruleset(rid).name
+
+    def render(request: Request, name: str, ctx: dict[str, Any], status: int = 200) -> HTMLResponse:
+        return templates.TemplateResponse(request, name, ctx, status_code=status)
+
+    def message(request: Request, text: str, status: int) -> HTMLResponse:
+        return render(request, "message.html", {"text": text}, status)
+
+    @app.exception_handler(NeedLogin)
+    async def _need_login(request: Request, _exc: NeedLogin) -> Response:
+        if request.method == "GET":
+            return RedirectResponse("/login?next=" + quote(request.url.path), status_code=303)
+        return message(request, "请先以导演身份登录", 401)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        text = {404: "页面不存在", 405: "不支持这种请求方式"}.get(exc.status_code, "请求有误")
+        return message(request, text, exc.status_code)
+
+    @app.exception_handler(RequestValidationError)
+    async def _bad_request(request: Request, _exc: RequestValidationError) -> Response:
+        return message(request, "请求参数有误", 400)
+
+    @app.exception_handler(NotFound)
+    async def _not_found(request: Request, exc: NotFound) -> Response:
+        return message(request, exc.reason, 404)
+
+    # -- director session --------------------------------------------------------------------
+    def director_of(request: Request) -> tuple[Director, str]:
+        with sessions() as s:
+            ws = auth.session_of(s, request.cookies.get(auth.SESSION_COOKIE))
+            if ws is None:
+                raise NeedLogin()
+            director = s.get(Director, ws.director_id)
+            if director is None:
+                raise NeedLogin()
+            return director, ws.csrf
+
+    async def director_form(request: Request) -> tuple[Director, str, FormData]:
+        director, csrf = await run_in_threadpool(director_of, request)
+        form = await request.form()
+        if not auth.same(_str(form.get("csrf")), csrf):
+            raise _Csrf()
+        return director, csrf, form
+
+    class _Csrf(Exception):
+        pass
+
+    @app.exception_handler(_Csrf)
+    async def _csrf_failed(request: Request, _exc: _Csrf) -> Response:
+        return message(request, "表单已过期或来源不明（CSRF 校验失败），请刷新页面后重试", 403)
+
+    def owned(director: Director, game_id: int) -> Game:
+        with sessions() as s:
+            game = s.get(Game, game_id)
+            if game is None or game.director_id != director.id:
+                raise NotFound("没有这局游戏")
+            return game
+
+    @app.get("/", response_class=HTMLResponse)
+    def home(request: Request) -> Response:
+        return RedirectResponse("/d", status_code=303)
+
+    @app.get("/login", response_class=HTMLResponse)
+    def login_page(request: Request, next: str = "/d", error: str = "", status: int = 200) -> Response:
+        # login CSRF: a double-submit token, in a cookie and in the form
+        token = request.cookies.get(LOGIN_COOKIE) or secrets.token_urlsafe(16)
+        resp = render(request, "login.html", {"next": next, "error": error, "csrf": token}, status)
+        resp.set_cookie(LOGIN_COOKIE, token, httponly=True, samesite="strict", max_age=3600)
+        return resp
+
+    @app.post("/login", response_class=HTMLResponse)
+    async def login_post(request: Request) -> Response:
+        form = await request.form()
+        nxt = _str(form.get("next")) or "/d"
+        if not nxt.startswith("/") or nxt.startswith("//"):
+            nxt = "/d"
+        cookie = request.cookies.get(LOGIN_COOKIE)
+        if not cookie or not auth.same(_str(form.get("csrf")), cookie):
+            raise _Csrf()
+
+        def check(username: str, password: str) -> str | None:
+            with sessions() as s:
+                ws = auth.login(s, username, password)  # argon2: off the event loop
+                s.commit()
+                return None if ws is None else ws.token
+
+        token = await run_in_threadpool(check, _str(form.get("username")), _str(form.get("password")))
+        if token is None:
+            return login_page(request, nxt, "用户名或密码错误", 401)
+        resp = RedirectResponse(nxt, status_code=303)
+        resp.set_cookie(auth.SESSION_COOKIE, token, httponly=True, samesite="lax", max_age=30 * 24 * 3600)
+        return resp
+
+    @app.post("/logout")
+    async def logout(request: Request) -> Response:
+        _director, _csrf, _form = await director_form(request)
+        with sessions() as s:
+            ws = auth.session_of(s, request.cookies.get(auth.SESSION_COOKIE))
+            if ws is not None:
+                s.delete(ws)
+                s.commit()
+        resp = RedirectResponse("/login", status_code=303)
+        resp.delete_cookie(auth.SESSION_COOKIE)
+        return resp
+
+    @app.get("/d", response_class=HTMLResponse)
+    def director_home(request: Request) -> Response:
+        director, csrf = director_of(request)
+        with sessions() as s:
+            games = list(s.scalars(select(Game).where(Game.director_id == director.id).order_by(Game.id.desc())))
+        return render(request, "director_home.html", {"director": director, "csrf": csrf, "games": games, "error": ""})
+
+    def new_game_ctx(director: Director, csrf: str, ruleset: str, form: dict[str, str], error: str) -> dict[str, Any]:
+        try:
+            rs = find_ruleset(ruleset)
+        except KeyError:
+            rs = all_rulesets()[0]
+        return {
+            "director": director,
+            "csrf": csrf,
+            "rulesets": all_rulesets(),
+            "rs": rs,
+            "schedule": sched.default_schedule(rs),
+            "form": form,
+            "error": error,
+            "timezone": sched.DEFAULT_TIMEZONE,
+        }
+
+    @app.get("/d/new", response_class=HTMLResponse)
+    def new_game_page(request: Request, ruleset: str = "品茗") -> Response:
+        director, csrf = director_of(request)
+        return render(request, "new_game.html", new_game_ctx(director, csrf, ruleset, {}, ""))
+
+    @app.post("/d/new", response_class=HTMLResponse)
+    async def new_game_post(request: Request) -> Response:
+        director, csrf, form = await director_form(request)
+        fields = {k: _str(v) for k, v in form.items()}
+        try:
+            rs = find_ruleset(fields.get("ruleset", ""))
+        except KeyError:
+            return render(request, "new_game.html", new_game_ctx(director, csrf, "", fields, "未知的规则"), 400)
+        try:
+            players, roles = parse_seats(fields.get("seats", ""))
+            options = parse_options(rs.options, form)
+            seed = int(fields["seed"]) if fields.get("seed", "").strip() else None
+            schedule = {
+                "start_minutes": fields.get("start_minutes") or None,
+                "day_end": fields.get("day_end") or None,
+                "min_day_hours": fields.get("min_day_hours") or None,
+                "prompt_minutes_day": fields.get("prompt_minutes_day") or None,
+                "prompt_minutes_night": fields.get("prompt_minutes_night") or None,
+                "stages": [_stage_value(fields.get(f"stage_{i}", "")) for i in range(len(rs.night_stages))],
+            }
+            game = service.create_game(
+                director.id,
+                rs.id,
+                players,
+                roles,
+                options,
+                seed,
+                schedule,
+                fields.get("timezone") or sched.DEFAULT_TIMEZONE,
+                fields.get("title", ""),
+                auto_publish=fields.get("auto_publish") == "on",
+            )
+        except ValueError as exc:
+            return render(request, "new_game.html", new_game_ctx(director, csrf, rs.id, fields, str(exc)), 400)
+        except ServiceError as exc:
+            return render(request, "new_game.html", new_game_ctx(director, csrf, rs.id, fields, exc.reason), 400)
+        return RedirectResponse(f"/d/g/{game.id}", status_code=303)
+
+    @app.post("/d/import", response_class=HTMLResponse)
+    async def import_post(request: Request) -> Response:
+        director, csrf, form = await director_form(request)
+        upload = form.get("file")
+        raw = _str(form.get("data"))
+        if upload is not None and not isinstance(upload, str):
+            raw = (await upload.read()).decode("utf-8", errors="replace") or raw
+        try:
+            data = json.loads(raw)
+            game = service.import_game(director.id, data)
+        except (ValueError, ServiceError) as exc:
+            reason = exc.reason if isinstance(exc, ServiceError) else f"导入失败：不是合法的 JSON（{exc}）"
+            with sessions() as s:
+                games = list(s.scalars(select(Game).where(Game.director_id == director.id).order_by(Game.id.desc())))
+            ctx = {"director": director, "csrf": csrf, "games": games, "error": reason}
+            return render(request, "director_home.html", ctx, 400)
+        return RedirectResponse(f"/d/g/{game.id}", status_code=303)
+
+    def god(
+        request: Request, director: Director, csrf: str, game_id: int, error: str = "", status: int = 200
+    ) -> Response:
+        owned(director, game_id)
+        version = service.version(game_id)
+        ctx = director_page(service, game_id)
+        ctx.update(
+            {
+                "director": director,
+                "csrf": csrf,
+                "error": error,
+                "ok": request.query_params.get("ok", ""),
+                "director_skills": DIRECTOR_SKILLS,
+                "base": str(request.base_url).rstrip("/"),
+                "version": version,
+            }
+        )
+        return render(request, "god.html", ctx, status)
+
+    @app.get("/d/g/{game_id}", response_class=HTMLResponse)
+    def god_view(request: Request, game_id: int) -> Response:
+        director, csrf = director_of(request)
+        return god(request, director, csrf, game_id)
+
+    async def god_action(request: Request, game_id: int, act: Callable[[FormData], str]) -> Response:
+        director, csrf, form = await director_form(request)
+        await run_in_threadpool(owned, director, game_id)
+        try:
+            done = await run_in_threadpool(act, form)
+        except ServiceError as exc:
+            return await run_in_threadpool(god, request, director, csrf, game_id, exc.reason, exc.status)
+        except ValueError as exc:
+            return await run_in_threadpool(god, request, director, csrf, game_id, str(exc), 400)
+        return RedirectResponse(f"/d/g/{game_id}?ok={quote(done)}", status_code=303)
+
+    @app.post("/d/g/{game_id}/command", response_class=HTMLResponse)
+    async def god_command(request: Request, game_id: int) -> Response:
+        def act(form: FormData) -> str:
+            skill = _str(form.get("skill"))
+            if skill not in DIRECTOR_SKILLS:
+                raise ServiceError("未知的导演指令")
+            target = _str(form.get("target")).strip()
+            amount_text = _str(form.get("amount")).strip()
+            amount = int(amount_text) if amount_text else None
+            service.director_command(game_id, Command(DIRECTOR, skill, (target,) if target else (), amount=amount))
+            return f"已执行：{DIRECTOR_SKILLS[skill]}"
+
+        return await god_action(request, game_id, act)
+
+    @app.post("/d/g/{game_id}/proxy-vote", response_class=HTMLResponse)
+    async def god_proxy(request: Request, game_id: int) -> Response:
+        def act(form: FormData) -> str:
+            player, target = _str(form.get("player")), _str(form.get("target"))
+            service.proxy_vote(game_id, player, target)
+            return f"已为{player}代投{target}"
+
+        return await god_action(request, game_id, act)
+
+    @app.post("/d/g/{game_id}/extend", response_class=HTMLResponse)
+    async def god_extend(request: Request, game_id: int) -> Response:
+        def act(form: FormData) -> str:
+            try:
+                minutes = int(_str(form.get("minutes")))
+            except ValueError:
+                raise ServiceError("请填写延长的分钟数") from None
+            row = service.extend(game_id, minutes)
+            return f"{row.label}的时限已调整"
+
+        return await god_action(request, game_id, act)
+
+    @app.post("/d/g/{game_id}/publish", response_class=HTMLResponse)
+    async def god_publish(request: Request, game_id: int) -> Response:
+        def act(form: FormData) -> str:
+            try:
+                upto = int(_str(form.get("upto")))
+            except ValueError:
+                raise ServiceError("请选择要发布的公示") from None
+            n = service.publish(game_id, upto)
+            return f"已发布{n}条公示"
+
+        return await god_action(request, game_id, act)
+
+    @app.post("/d/g/{game_id}/substitute", response_class=HTMLResponse)
+    async def god_substitute(request: Request, game_id: int) -> Response:
+        def act(form: FormData) -> str:
+            name = _str(form.get("player"))
+            service.substitute(game_id, name)
+            return f"{name}已换上替补，新链接见下方"
+
+        return await god_action(request, game_id, act)
+
+    @app.post("/d/g/{game_id}/status", response_class=HTMLResponse)
+    async def god_status(request: Request, game_id: int) -> Response:
+        def act(form: FormData) -> str:
+            action = _str(form.get("action"))
+            service.set_status(game_id, action)
+            return {"pause": "游戏已暂停", "resume": "游戏已恢复", "end": "游戏已结束"}.get(action, "")
+
+        return await god_action(request, game_id, act)
+
+    @app.post("/d/g/{game_id}/flags/{flag_id}", response_class=HTMLResponse)
+    async def god_flag(request: Request, game_id: int, flag_id: int) -> Response:
+        def act(form: FormData) -> str:
+            issue = _str(form.get("action")) == "issue"
+            service.resolve_flag(game_id, flag_id, issue)
+            return "已判罚" if issue else "已忽略"
+
+        return await god_action(request, game_id, act)
+
+    @app.get("/d/g/{game_id}/export.json")
+    def god_export(request: Request, game_id: int) -> Response:
+        director, _csrf = director_of(request)
+        owned(director, game_id)
+        data = service.export(game_id)
+        headers = {"Content-Disposition": f'attachment; filename="banshe-game-{game_id}.json"'}
+        return JSONResponse(data, headers=headers)
+
+    @app.get("/d/g/{game_id}/review", response_class=HTMLResponse)
+    def god_review(request: Request, game_id: int) -> Response:
+        director, _csrf = director_of(request)
+        owned(director, game_id)
+        return review(request, game_id, allowed=True)
+
+    @app.get("/d/g/{game_id}/events")
+    async def god_events(request: Request, game_id: int) -> Response:
+        director, _csrf = director_of(request)
+        owned(director, game_id)
+        return sse(request, game_id)
+
+    def review(request: Request, game_id: int, allowed: bool) -> Response:
+        ctx = director_page(service, game_id)
+        if not allowed and not ctx["over"]:
+            return message(request, "游戏结束后才能查看复盘", 403)
+        return render(request, "review.html", ctx)
+
+    # -- players -------------------------------------------------------------------------------
+    def seat_of(token: str) -> Seat:
+        return service.seat_by_token(token)
+
+    def player(request: Request, token: str, page: str, error: str = "", status: int = 200) -> Response:
+        seat = seat_of(token)
+        version = service.version(seat.game_id)
+        ctx = player_page(service, seat)
+        ctx.update(
+            {
+                "version": version,
+                "token": token,
+                "csrf": auth.player_csrf(secret, token),
+                "error": error,
+                "ok": request.query_params.get("ok", ""),
+                "page": page,
+            }
+        )
+        return render(request, "player.html" if page == "me" else "thread.html", ctx, status)
+
+    @app.get("/p/{token}", response_class=HTMLResponse)
+    def player_home(request: Request, token: str) -> Response:
+        return player(request, token, "me")
+
+    @app.get("/p/{token}/thread", response_class=HTMLResponse)
+    def player_thread(request: Request, token: str) -> Response:
+        return player(request, token, "thread")
+
+    @app.get("/p/{token}/review", response_class=HTMLResponse)
+    def player_review(request: Request, token: str) -> Response:
+        seat = seat_of(token)
+        return review(request, seat.game_id, allowed=False)
+
+    @app.get("/p/{token}/events")
+    async def player_events(request: Request, token: str) -> Response:
+        seat = seat_of(token)
+        return sse(request, seat.game_id)
+
+    @app.get("/p/{token}/state.json")
+    def player_state(request: Request, token: str) -> Response:
+        seat = seat_of(token)
+        ctx = player_page(service, seat)
+        return JSONResponse(
+            {
+                "view": ctx["v"],
+                "actions": [{"skill": a.skill, "name": a.name, "targets": a.targets} for a in ctx["actions"]],
+                "deadline": ctx["deadline"],
+                "thread": [
+                    {"kind": i.kind, "author": i.author, "text": i.text, "phase": i.phase, "vote": i.vote}
+                    for i in ctx["items"]
+                ],
+            }
+        )
+
+    async def player_form(request: Request, token: str) -> tuple[Seat, FormData]:
+        seat = await run_in_threadpool(seat_of, token)
+        form = await request.form()
+        if not auth.same(_str(form.get("csrf")), auth.player_csrf(secret, token)):
+            raise _Csrf()
+        return seat, form
+
+    async def player_action(request: Request, token: str, page: str, act: Callable[[Seat, FormData], str]) -> Response:
+        seat, form = await player_form(request, token)
+        try:
+            done = await run_in_threadpool(act, seat, form)
+        except ServiceError as exc:
+            return await run_in_threadpool(player, request, token, page, exc.reason, exc.status)
+        suffix = "" if page == "me" else "/thread"
+        return RedirectResponse(f"/p/{token}{suffix}?ok={quote(done)}", status_code=303)
+
+    @app.post("/p/{token}/act", response_class=HTMLResponse)
+    async def player_act(request: Request, token: str) -> Response:
+        def act(seat: Seat, form: FormData) -> str:
+            # the actor is always the link's character: any name in the form is ignored
+            cmd = build_command(seat, form)
+            service.submit(seat.game_id, cmd)
+            return f"已提交<{service_skill_name(seat, cmd.skill)}>"
+
+        return await player_action(request, token, "me", act)
+
+    def service_skill_name(seat: Seat, skill: str) -> str:
+        with sessions() as s:
+            game = s.get(Game, seat.game_id)
+            assert game is not None
+            return GameService.ruleset(game).skill_name(skill)
+
+    def build_command(seat: Seat, form: FormData) -> Command:
+        with sessions() as s:
+            game = s.get(Game, seat.game_id)
+            assert game is not None
+        rs = GameService.ruleset(game)
+        skill = _str(form.get("skill"))
+        spec = rs.skills.get(skill)
+        if spec is None:
+            raise ServiceError("未知的技能")
+        if spec.shape == NO_TARGET:
+            return Command(seat.name, skill)
+        if spec.shape == YES_NO:
+            answer = _str(form.get("answer"))
+            if answer not in ("是", "否"):
+                raise ServiceError(f"<{spec.name}>需要回答“是”或“否”")
+            return Command(seat.name, skill, answer=answer == "是")
+        if spec.shape == FREE_TEXT:
+            text = _str(form.get("text")).strip()
+            if len(text) > 5000:
+                raise ServiceError("内容过长")
+            return Command(seat.name, skill, text=text or None)
+        if spec.shape == MANY_TARGETS:
+            raw = _str(form.get("targets")).replace(",", "、").replace("，", "、").replace(" ", "、")
+            return Command(seat.name, skill, tuple(t for t in raw.split("、") if t))
+        target = _str(form.get("target")).strip()
+        return Command(seat.name, skill, (target,) if target else ())
+
+    @app.post("/p/{token}/post", response_class=HTMLResponse)
+    async def player_post(request: Request, token: str) -> Response:
+        def act(seat: Seat, form: FormData) -> str:
+            post = service.post(seat.game_id, seat.name, _str(form.get("text")))
+            return "投票已记录" if post.vote_kind else "已发言"
+
+        return await player_action(request, token, "thread", act)
+
+    @app.post("/p/{token}/group", response_class=HTMLResponse)
+    async def player_group(request: Request, token: str) -> Response:
+        def act(seat: Seat, form: FormData) -> str:
+            service.group_post(seat.game_id, seat.name, _str(form.get("group")), _str(form.get("text")))
+            return "已在群内发言"
+
+        return await player_action(request, token, "me", act)
+
+    @app.post("/p/{token}/request", response_class=HTMLResponse)
+    async def player_request(request: Request, token: str) -> Response:
+        def act(seat: Seat, form: FormData) -> str:
+            return service.request(seat.game_id, seat.name, _str(form.get("kind")))
+
+        return await player_action(request, token, "thread", act)
+
+    # -- live updates ----------------------------------------------------------------------------
+    def sse(request: Request, game_id: int) -> StreamingResponse:
+        async def stream() -> AsyncIterator[str]:
+            last = -1
+            started = time.monotonic()
+            yield "retry: 2000\n\n"
+            while True:
+                current = service.version(game_id)
+                if current != last:
+                    last = current
+                    yield f"event: update\ndata: {current}\n\n"
+                if time.monotonic() - started >= settings.sse_max_seconds or await request.is_disconnected():
+                    return
+                await asyncio.sleep(0.5)
+
+        headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+        return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)
+
+    return app
+
+
+# -- form parsing -------------------------------------------------------------------------------
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _stage_value(text: str) -> int | str | None:
+    text = text.strip()
+    if not text:
+        return None
+    return int(text) if text.isdigit() else text
+
+
+def parse_seats(text: str) -> tuple[list[str], dict[str, str] | None]:
+    """One seat a line: `名字` (identities dealt by the seeded RNG) or `名字 身份` (entered by hand)."""
+    players: list[str] = []
+    roles: dict[str, str] = {}
+    for raw in text.splitlines():
+        line = raw.replace("：", " ").replace(":", " ").strip()
+        if not line:
+            continue
+        parts = line.split()
+        if len(parts) > 2:
+            raise ValueError(f"座位表格式有误：“{raw.strip()}”（每行“名字”或“名字 身份”）")
+        players.append(parts[0])
+        if len(parts) == 2:
+            roles[parts[0]] = parts[1]
+    if not players:
+        raise ValueError("座位表不能为空")
+    if roles and len(roles) != len(players):
+        raise ValueError("要么所有座位都写明身份，要么都不写（由种子随机发身份）")
+    return players, roles or None
+
+
+def parse_options(specs: Any, form: FormData) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, spec in specs.items():
+        raw = form.get(f"opt_{name}")
+        if isinstance(spec.default, bool):
+            out[name] = raw == "on"
+        elif isinstance(spec.default, int):
+            text = _str(raw).strip()
+            if text:
+                try:
+                    out[name] = int(text)
+                except ValueError:
+                    raise ValueError(f"选项“{name}”需要整数") from None
+        elif raw is not None:
+            out[name] = _str(raw)
+    return out

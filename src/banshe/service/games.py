@@ -1,0 +1,962 @@
+"""The director service's core: an adapter that stores every input and replays the engine.
+
+A game is its setup (ruleset, seats, identities or seed, options) plus the ordered commands the
+engine accepted — from players, the director and the deadline scheduler. The state is rebuilt
+by `new_game` + `apply_in_place` of those commands (kept in a per-game cache); every change is
+committed before it is acknowledged, under a per-game lock, with a unique (game, seq) so two
+writers can never interleave. Deadlines live in the database and reach the engine only as
+`close_stage` / `close_phase` / `prompt_timeout` commands.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, sessionmaker
+
+from ..engine.commands import (
+    ABSTAIN,
+    ACCELERATE,
+    CHANGE_VOTE,
+    CLOSE_PHASE,
+    CLOSE_STAGE,
+    DELAY,
+    DIRECTOR,
+    PROMPT_TIMEOUT,
+    Command,
+    IllegalCommand,
+)
+from ..engine.core import apply_in_place, new_game
+from ..engine.events import ANNOUNCE, NOTICE, PUBLIC, Event
+from ..engine.model import DAY, NIGHT, START, GameState
+from ..engine.registry import find_ruleset, get_ruleset
+from ..engine.ruleset import Ruleset
+from ..forum import VoteFormatError, normalize, parse_vote
+from . import schedule as sched
+from .models import (
+    Announcement,
+    CommandRow,
+    DayRecord,
+    Deadline,
+    Game,
+    GroupMessage,
+    LurkFlag,
+    PlayerRequest,
+    Post,
+    Seat,
+)
+
+MAX_TEXT = 5000
+CACHE_GAMES = 1000
+EXPORT_FORMAT = "banshe-game"
+
+
+class ServiceError(Exception):
+    """A refused request: `reason` is Chinese; nothing was changed."""
+
+    status = 400
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class NotFound(ServiceError):
+    status = 404
+
+
+class Conflict(ServiceError):
+    status = 409
+
+
+@dataclass
+class _Cached:
+    head: int  # the highest stored command seq the state includes
+    state: GameState
+
+
+def public_announcements(state: GameState) -> list[Event]:
+    return [e for e in state.log if e.kind == ANNOUNCE and e.audience.kind == PUBLIC]
+
+
+class GameService:
+    def __init__(self, sessions: sessionmaker[Session], clock: Callable[[], float] = time.time) -> None:
+        self.sessions = sessions
+        self.clock = clock
+        self._locks: dict[int, threading.RLock] = {}
+        self._guard = threading.Lock()
+        self._cache: OrderedDict[int, _Cached] = OrderedDict()
+        self.versions: dict[int, int] = {}
+        # SQLite has one writer at a time and its busy handler is unfair under load: queue writers here
+        bind = sessions.kw.get("bind")
+        single_writer = bind is not None and bind.dialect.name == "sqlite"
+        self._writer: threading.Lock | None = threading.Lock() if single_writer else None
+
+    # -- plumbing ---------------------------------------------------------------------------
+    def lock(self, game_id: int) -> threading.RLock:
+        with self._guard:
+            lk = self._locks.get(game_id)
+            if lk is None:
+                lk = self._locks[game_id] = threading.RLock()
+            return lk
+
+    @contextmanager
+    def _tx(self, game_id: int) -> Iterator[tuple[Session, Game]]:
+        """Lock the game, open a transaction, commit on success; any failure drops the cache."""
+        with self.lock(game_id), self._writer or nullcontext():
+            s = self.sessions()
+            try:
+                game = s.get(Game, game_id)
+                if game is None:
+                    raise NotFound("没有这局游戏")
+                yield s, game
+                s.commit()
+            except IntegrityError as exc:
+                s.rollback()
+                self._cache.pop(game_id, None)
+                raise Conflict("另一个提交同时到达，请重试") from exc
+            except ServiceError:
+                # a refusal: the engine validates before it changes anything, so the cache stays good
+                s.rollback()
+                raise
+            except BaseException:
+                s.rollback()
+                self._cache.pop(game_id, None)
+                raise
+            finally:
+                s.close()
+            self.versions[game_id] = self.versions.get(game_id, 0) + 1
+
+    def _remember(self, game_id: int, cached: _Cached) -> None:
+        """Keep the states of the most recently used games (older ones replay again when needed)."""
+        with self._guard:
+            self._cache[game_id] = cached
+            self._cache.move_to_end(game_id)
+            while len(self._cache) > CACHE_GAMES:
+                self._cache.popitem(last=False)
+
+    def version(self, game_id: int) -> int:
+        return self.versions.get(game_id, 0)
+
+    @staticmethod
+    def ruleset(game: Game) -> Ruleset:
+        return get_ruleset(game.ruleset)
+
+    def _head(self, s: Session, game_id: int) -> int:
+        return int(s.scalar(select(func.max(CommandRow.seq)).where(CommandRow.game_id == game_id)) or 0)
+
+    def state_of(self, s: Session, game: Game) -> GameState:
+        """The game's state (cached when no other writer stored a command since)."""
+        head = self._head(s, game.id)
+        cached = self._cache.get(game.id)
+        if cached is not None and cached.head == head:
+            return cached.state
+        state = self._rebuild(s, game)
+        self._remember(game.id, _Cached(head, state))
+        return state
+
+    def _rebuild(self, s: Session, game: Game, exclude: int | None = None) -> GameState:
+        state = new_game(game.ruleset, game.players, game.roles, game.options, game.seed)
+        rows = s.scalars(
+            select(CommandRow)
+            .where(CommandRow.game_id == game.id, CommandRow.superseded.is_(False))
+            .order_by(CommandRow.seq)
+        )
+        for row in rows:
+            if row.seq == exclude:
+                continue
+            apply_in_place(state, Command.from_json(row.payload))
+        return state
+
+    def read(self, game_id: int) -> tuple[Game, GameState]:
+        """A consistent snapshot for rendering (the state is a private copy)."""
+        with self.lock(game_id), self.sessions() as s:
+            game = s.get(Game, game_id)
+            if game is None:
+                raise NotFound("没有这局游戏")
+            return game, self.state_of(s, game).clone()
+
+    # -- creating games -----------------------------------------------------------------------
+    def create_game(
+        self,
+        director_id: int,
+        ruleset: str,
+        players: list[str],
+        roles: dict[str, str] | None = None,
+        options: dict[str, Any] | None = None,
+        seed: int | None = None,
+        schedule: dict[str, Any] | None = None,
+        timezone: str = sched.DEFAULT_TIMEZONE,
+        title: str = "",
+        auto_publish: bool = False,
+    ) -> Game:
+        try:
+            rs = find_ruleset(ruleset)
+        except KeyError:
+            raise ServiceError(f"未知的规则：{ruleset}") from None
+        names = [p.strip() for p in players if p.strip()]
+        for n in names:
+            if n in (DIRECTOR, ABSTAIN) or len(n) > 32:
+                raise ServiceError(f"角色名不可用：{n}")
+        if seed is None:
+            seed = secrets.randbelow(2**31)
+        try:
+            sched.zone(timezone)
+            full_schedule = sched.validate_schedule(rs, schedule or {})
+            state = new_game(rs.id, names, roles, options or {}, seed)
+        except ValueError as exc:
+            raise ServiceError(str(exc)) from None
+        now = self.clock()
+        with self.sessions() as s:
+            game = Game(
+                title=title.strip() or f"{rs.name}（{len(names)}人）",
+                director_id=director_id,
+                ruleset=rs.id,
+                seed=seed,
+                options=dict(state.options),
+                players=names,
+                roles=roles,
+                schedule=full_schedule,
+                timezone=timezone,
+                status="running",
+                auto_publish=auto_publish,
+                phase_label=state.phase.label,
+                phase_started_at=now,
+                created_at=now,
+            )
+            s.add(game)
+            s.flush()
+            for n in names:
+                s.add(Seat(game_id=game.id, name=n, token=secrets.token_urlsafe(24), active=True, created_at=now))
+            self._after_change(s, game, state, now)
+            s.commit()
+            self._remember(game.id, _Cached(0, state))
+            return game
+
+    # -- the one write path -------------------------------------------------------------------
+    def _check_running(self, game: Game) -> None:
+        if game.status == "paused":
+            raise ServiceError("游戏已暂停，请等待导演恢复")
+        if game.status == "ended":
+            raise ServiceError("游戏已经结束")
+
+    def _apply(self, s: Session, game: Game, state: GameState, cmd: Command, source: str, anchor: float) -> list[Event]:
+        """Apply `cmd` to the cached state and store it (inside the caller's transaction)."""
+        phase, stage = state.phase.label, state.stage
+        if cmd.skill == CLOSE_PHASE and state.phase.kind == DAY and not state.settling:
+            self._record_day(s, game, state, anchor)
+        accepted = len(state.commands)
+        try:
+            events = apply_in_place(state, cmd)
+        except IllegalCommand as exc:
+            if len(state.commands) != accepted:  # refused half-way: never trust that copy again
+                self._cache.pop(game.id, None)
+            raise ServiceError(exc.reason) from None
+        head = self._head(s, game.id)
+        s.add(
+            CommandRow(
+                game_id=game.id,
+                seq=head + 1,
+                actor=cmd.actor,
+                skill=cmd.skill,
+                payload=cmd.to_json(),
+                phase=phase,
+                stage=stage,
+                source=source,
+                created_at=self.clock(),
+            )
+        )
+        s.flush()
+        self._remember(game.id, _Cached(head + 1, state))
+        self._after_change(s, game, state, anchor)
+        return events
+
+    def _replaceable(self, s: Session, game: Game, state: GameState, cmd: Command) -> CommandRow | None:
+        """An earlier submission of the same skill whose deadline has not passed (night / 开局 skills only:
+        their effects wait for the stage to close, so replacing one changes nothing anyone saw)."""
+        rs = self.ruleset(game)
+        spec = rs.skills.get(cmd.skill)
+        if spec is None or spec.prompt or state.settling or state.phase.kind not in (NIGHT, START):
+            return None
+        stage = rs.stage_of(cmd.skill)
+        if state.phase.kind == NIGHT and (stage is None or stage < state.stage):
+            return None
+        return s.scalars(
+            select(CommandRow)
+            .where(
+                CommandRow.game_id == game.id,
+                CommandRow.actor == cmd.actor,
+                CommandRow.skill == cmd.skill,
+                CommandRow.phase == state.phase.label,
+                CommandRow.superseded.is_(False),
+            )
+            .order_by(CommandRow.seq.desc())
+        ).first()
+
+    def submit(self, game_id: int, cmd: Command, source: str = "player") -> list[Event]:
+        """A player's skill or a director's command. Raises ServiceError with the engine's reason."""
+        with self._tx(game_id) as (s, game):
+            self._check_running(game)
+            state = self.state_of(s, game)
+            now = self.clock()
+            if source == "player":
+                prior = self._replaceable(s, game, state, cmd)
+                if prior is not None:
+                    return self._replace(s, game, prior, cmd, now)
+            return self._apply(s, game, state, cmd, source, now)
+
+    def _replace(self, s: Session, game: Game, prior: CommandRow, cmd: Command, now: float) -> list[Event]:
+        try:
+            candidate = self._rebuild(s, game, exclude=prior.seq)
+        except IllegalCommand as exc:
+            raise ServiceError(f"无法替换之前的提交：{exc.reason}") from None
+        prior.superseded = True
+        s.flush()
+        self._cache.pop(game.id, None)
+        events = self._apply(s, game, candidate, cmd, "player", now)
+        return events
+
+    # -- the thread -----------------------------------------------------------------------------
+    def post(self, game_id: int, author: str, text: str, by_director: bool = False) -> Post:
+        """A post in the 讨论帖; a vote post is also the engine's vote (both or neither are stored)."""
+        body = text.strip()
+        if not body:
+            raise ServiceError("发言内容不能为空")
+        if len(body) > MAX_TEXT:
+            raise ServiceError(f"发言过长（最多{MAX_TEXT}字）")
+        with self._tx(game_id) as (s, game):
+            self._check_running(game)
+            state = self.state_of(s, game)
+            rs = self.ruleset(game)
+            if state.over:
+                raise ServiceError("游戏已经结束，讨论帖已关闭")
+            if author not in state.chars:
+                raise ServiceError(f"{author}不是本局的角色")
+            if not state.is_alive(author):
+                raise ServiceError(f"{author}已出局，不能在讨论帖发言（诈尸）")
+            gate = rs.gate(state, Command(author, "post", text=body))
+            if gate:
+                raise ServiceError(gate)
+            check_post = getattr(rs, "check_post", None)
+            if callable(check_post):
+                reason = check_post(state, author, body)
+                if reason:
+                    raise ServiceError(str(reason))
+            try:
+                vote = parse_vote(body)
+            except VoteFormatError as exc:
+                raise ServiceError(f"投票无效：{exc.reason}") from None
+            now = self.clock()
+            row = Post(
+                game_id=game.id,
+                author=author,
+                phase=state.phase.label,
+                text=body,
+                by_director=by_director,
+                created_at=now,
+            )
+            if vote is not None:
+                target = self._resolve_target(state, vote.target)
+                if vote.kind == CHANGE_VOTE or by_director:
+                    self._check_change_window(s, game, now, "代投" if by_director else "改票")
+                self._apply(
+                    s, game, state, Command(author, vote.kind, (target,)), "director" if by_director else "player", now
+                )
+                row.vote_kind, row.vote_target = vote.kind, target
+            s.add(row)
+            s.flush()
+            return row
+
+    @staticmethod
+    def _resolve_target(state: GameState, written: str) -> str:
+        wanted = normalize(written).strip()
+        if wanted == ABSTAIN:
+            return ABSTAIN
+        for name in state.order:
+            if normalize(name) == wanted:
+                return name
+        raise ServiceError(f"投票无效：投票对象“{written}”不是本局的角色（弃权请填写“弃权”）")
+
+    def _check_change_window(self, s: Session, game: Game, now: float, what: str) -> None:
+        minutes = sched.policy_for(self.ruleset(game)).no_change_minutes
+        if not minutes:
+            return
+        close = self.current_deadline(s, game.id)
+        if close is not None and close.skill == CLOSE_PHASE and now >= close.due_at - minutes * 60:
+            raise ServiceError(f"关门前{minutes // 60 or minutes}{'小时' if minutes >= 60 else '分钟'}不允许{what}")
+
+    def proxy_vote(self, game_id: int, player: str, target: str) -> Post:
+        """代投: the director posts a player's vote (a clear target, no conditions)."""
+        with self.lock(game_id):
+            _game, state = self.read(game_id)
+            label = "改票" if player in state.votes else "投票"
+            text = f"{label}对象：{target}\n{label}理由：导演代投"
+            return self.post(game_id, player, text, by_director=True)
+
+    def group_post(self, game_id: int, author: str, group: str, text: str) -> GroupMessage:
+        body = text.strip()
+        if not body:
+            raise ServiceError("发言内容不能为空")
+        if len(body) > MAX_TEXT:
+            raise ServiceError(f"发言过长（最多{MAX_TEXT}字）")
+        with self._tx(game_id) as (s, game):
+            self._check_running(game)
+            state = self.state_of(s, game)
+            if author not in state.groups.get(group, ()):
+                raise ServiceError("你不在这个群里")
+            if not state.is_alive(author):
+                raise ServiceError(f"{author}已出局，不能在群内发言")
+            row = GroupMessage(
+                game_id=game.id,
+                group_name=group,
+                author=author,
+                phase=state.phase.label,
+                text=body,
+                created_at=self.clock(),
+            )
+            s.add(row)
+            s.flush()
+            return row
+
+    def request(self, game_id: int, player: str, kind: str) -> str:
+        """申请加速 / 延时: judged as soon as at least half of the alive characters have asked."""
+        if kind not in (ACCELERATE, DELAY):
+            raise ServiceError("未知的申请")
+        name = "加速" if kind == ACCELERATE else "延时"
+        with self._tx(game_id) as (s, game):
+            self._check_running(game)
+            state = self.state_of(s, game)
+            if state.phase.kind != DAY or state.settling:
+                raise ServiceError("只有讨论日可以申请加速或延时")
+            if not state.is_alive(player):
+                raise ServiceError(f"{player}已出局，不能申请{name}")
+            now = self.clock()
+            policy = sched.policy_for(self.ruleset(game))
+            close = self.current_deadline(s, game.id)
+            cutoff = policy.request_cutoff_minutes * 60
+            if cutoff and close is not None and now >= close.due_at - cutoff:
+                raise ServiceError(f"申请{name}已截止（讨论日结束前{cutoff / 3600:g}小时）")
+            label = state.phase.label
+            exists = s.scalar(
+                select(PlayerRequest).where(
+                    PlayerRequest.game_id == game.id,
+                    PlayerRequest.phase == label,
+                    PlayerRequest.player == player,
+                    PlayerRequest.kind == kind,
+                )
+            )
+            if exists is not None:
+                raise ServiceError(f"你今天已经申请过{name}")
+            s.add(PlayerRequest(game_id=game.id, phase=label, player=player, kind=kind, created_at=now))
+            s.flush()
+            askers = s.scalars(
+                select(PlayerRequest.player).where(
+                    PlayerRequest.game_id == game.id, PlayerRequest.phase == label, PlayerRequest.kind == kind
+                )
+            ).all()
+            alive = state.alive_names()
+            count = sum(1 for a in askers if a in alive)
+            judged = s.scalar(
+                select(PlayerRequest).where(
+                    PlayerRequest.game_id == game.id,
+                    PlayerRequest.phase == label,
+                    PlayerRequest.player == "",
+                    PlayerRequest.kind == kind,
+                )
+            )
+            if count * 2 < len(alive) or judged is not None:
+                return f"已申请{name}（{count}/{len(alive)}）"
+            s.add(PlayerRequest(game_id=game.id, phase=label, player="", kind=kind, created_at=now))
+            if kind == ACCELERATE:
+                if not state.accelerated:
+                    self._apply(s, game, state, Command(DIRECTOR, ACCELERATE), "requests", now)
+                return f"申请加速成功（{count}/{len(alive)}），今日执行加速"
+            if close is not None:
+                close.due_at += 24 * 3600
+            if state.accelerated:
+                self._apply(s, game, state, Command(DIRECTOR, DELAY), "requests", now)
+            return f"申请延时成功（{count}/{len(alive)}），讨论日延长一天"
+
+    # -- after every change: 公示 rows, phase clock, deadlines ------------------------------------
+    def _after_change(self, s: Session, game: Game, state: GameState, anchor: float) -> None:
+        anns = public_announcements(state)
+        total = len(anns)
+        have = s.scalar(select(func.count(Announcement.id)).where(Announcement.game_id == game.id)) or 0
+        for idx in range(have, total):
+            published = anchor if game.auto_publish else None
+            s.add(
+                Announcement(game_id=game.id, idx=idx, phase=anns[idx].phase, created_at=anchor, published_at=published)
+            )
+        if state.over:
+            # the game is over: the 复盘 reveals everything, so every 公示 goes out
+            game.status = "ended"
+            s.flush()
+            for row in s.scalars(
+                select(Announcement).where(Announcement.game_id == game.id, Announcement.published_at.is_(None))
+            ):
+                row.published_at = anchor
+        if state.phase.label != game.phase_label:
+            game.phase_label = state.phase.label
+            game.phase_started_at = anchor
+        self._sync_deadlines(s, game, state, anchor)
+
+    def _wanted(self, game: Game, state: GameState, anchor: float) -> tuple[str, str, str, float] | None:
+        """The deadline that should be running now: (key, skill, label, due)."""
+        if state.over or game.status == "ended":
+            return None
+        rs = self.ruleset(game)
+        schedule = game.schedule
+        tz = sched.zone(game.timezone)
+        label = state.phase.label
+        if state.prompts and state.prompt_raised:
+            raised = sum(1 for e in state.log if e.kind == NOTICE and "prompt" in e.data)
+            head = state.prompts[0]
+            key = "prompt_minutes_night" if state.phase.kind == NIGHT else "prompt_minutes_day"
+            return (
+                f"{label}|prompt|{raised}",
+                PROMPT_TIMEOUT,
+                f"{head.actor}的<{rs.skill_name(head.skill)}>",
+                anchor + int(schedule[key]) * 60,
+            )
+        if state.settling:
+            return None
+        if state.phase.kind == START:
+            return (
+                f"{label}|close",
+                CLOSE_PHASE,
+                "开局行动",
+                game.phase_started_at + int(schedule["start_minutes"]) * 60,
+            )
+        if state.phase.kind == DAY:
+            return f"{label}|close", CLOSE_PHASE, f"{label}关门", sched.day_close(game.phase_started_at, schedule, tz)
+        dues = sched.stage_deadlines(game.phase_started_at, schedule, tz)
+        i = min(state.stage, len(dues) - 1)
+        skill = CLOSE_STAGE if i < len(rs.night_stages) - 1 else CLOSE_PHASE
+        return f"{label}|stage|{i}", skill, f"{label}·{rs.night_stages[i].name}", dues[i]
+
+    def _sync_deadlines(self, s: Session, game: Game, state: GameState, anchor: float) -> None:
+        wanted = self._wanted(game, state, anchor)
+        open_rows = s.scalars(
+            select(Deadline).where(
+                Deadline.game_id == game.id, Deadline.fired_at.is_(None), Deadline.cancelled.is_(False)
+            )
+        ).all()
+        for row in open_rows:
+            if wanted is None or row.key != wanted[0]:
+                row.cancelled = True
+        if wanted is None:
+            return
+        key, skill, label, due = wanted
+        exists = s.scalar(select(Deadline).where(Deadline.game_id == game.id, Deadline.key == key))
+        if exists is None:
+            s.add(Deadline(game_id=game.id, key=key, skill=skill, label=label, due_at=due))
+        s.flush()
+
+    def current_deadline(self, s: Session, game_id: int) -> Deadline | None:
+        return s.scalars(
+            select(Deadline)
+            .where(Deadline.game_id == game_id, Deadline.fired_at.is_(None), Deadline.cancelled.is_(False))
+            .order_by(Deadline.due_at)
+        ).first()
+
+    # -- 潜水 ----------------------------------------------------------------------------------
+    def _record_day(self, s: Session, game: Game, state: GameState, anchor: float) -> None:
+        label = state.phase.label
+        if s.scalar(select(DayRecord).where(DayRecord.game_id == game.id, DayRecord.phase == label)) is not None:
+            return
+        counts = {n: 0 for n in state.order}
+        for author, n in s.execute(
+            select(Post.author, func.count(Post.id))
+            .where(Post.game_id == game.id, Post.phase == label, Post.by_director.is_(False))
+            .group_by(Post.author)
+        ):
+            counts[author] = int(n)
+        s.add(DayRecord(game_id=game.id, phase=label, accelerated=state.accelerated, counts=counts, created_at=anchor))
+        s.flush()
+        policy = sched.policy_for(self.ruleset(game))
+        if state.accelerated:
+            return  # 执行加速时，发言不足或未投票者将不被判罚
+        recent = s.scalars(
+            select(DayRecord)
+            .where(DayRecord.game_id == game.id)
+            .order_by(DayRecord.created_at.desc(), DayRecord.id.desc())
+        ).all()[:3]
+        for name in state.alive_names():
+            reasons = []
+            if policy.lurk_min_posts and counts[name] < policy.lurk_min_posts:
+                reasons.append(f"{label}发言不足{policy.lurk_min_posts}帖（{counts[name]}帖）")
+            if policy.lurk_no_vote and name not in state.votes:
+                reasons.append(f"{label}未投票")
+            if (
+                policy.lurk_three_day_posts
+                and len(recent) == 3
+                and all(not r.accelerated and r.counts.get(name, 0) < policy.lurk_three_day_posts for r in recent)
+            ):
+                reasons.append(f"连续三个讨论日均不足{policy.lurk_three_day_posts}帖")
+            for reason in reasons:
+                s.add(
+                    LurkFlag(
+                        game_id=game.id,
+                        phase=label,
+                        player=name,
+                        reason=reason,
+                        card=policy.lurk_card,
+                        status="pending",
+                        created_at=anchor,
+                    )
+                )
+
+    def resolve_flag(self, game_id: int, flag_id: int, issue: bool) -> None:
+        with self._tx(game_id) as (s, game):
+            flag = s.get(LurkFlag, flag_id)
+            if flag is None or flag.game_id != game.id:
+                raise NotFound("没有这条潜水记录")
+            if flag.status != "pending":
+                raise ServiceError("这条潜水记录已经处理过了")
+            if issue:
+                self._check_running(game)
+                state = self.state_of(s, game)
+                self._apply(s, game, state, Command(DIRECTOR, flag.card, (flag.player,)), "director", self.clock())
+            flag.status = "issued" if issue else "dismissed"
+
+    # -- the scheduler ---------------------------------------------------------------------------
+    def due_deadlines(self, now: float) -> list[tuple[int, int]]:
+        with self.sessions() as s:
+            rows = s.execute(
+                select(Deadline.id, Deadline.game_id)
+                .join(Game, Game.id == Deadline.game_id)
+                .where(
+                    Deadline.fired_at.is_(None),
+                    Deadline.cancelled.is_(False),
+                    Deadline.due_at <= now,
+                    Game.status == "running",
+                )
+                .order_by(Deadline.due_at, Deadline.id)
+            ).all()
+            return [(int(r[0]), int(r[1])) for r in rows]
+
+    def fire_due(self, now: float | None = None) -> int:
+        """Fire every passed deadline, oldest first (also those that passed while the service was
+        down); a deadline fired late anchors the next ones at its due time. Returns how many fired."""
+        fired = 0
+        for _ in range(10000):
+            due = self.due_deadlines(self.clock() if now is None else now)
+            if not due:
+                break
+            deadline_id, game_id = due[0]
+            self._fire(game_id, deadline_id)
+            fired += 1
+        return fired
+
+    def _fire(self, game_id: int, deadline_id: int) -> None:
+        with self._tx(game_id) as (s, game):
+            row = s.get(Deadline, deadline_id)
+            if row is None or row.fired_at is not None or row.cancelled or game.status != "running":
+                return
+            state = self.state_of(s, game)
+            wanted = self._wanted(game, state, row.due_at)
+            row.fired_at = self.clock()
+            if wanted is None or wanted[0] != row.key:
+                row.cancelled = True
+                return
+            skills = [row.skill] + ([CLOSE_PHASE] if row.skill == CLOSE_STAGE else [])
+            for skill in skills:
+                try:
+                    self._apply(s, game, state, Command(DIRECTOR, skill), "scheduler", row.due_at)
+                    return
+                except ServiceError:
+                    continue
+
+    def next_due(self) -> float | None:
+        with self.sessions() as s:
+            value = s.scalar(
+                select(func.min(Deadline.due_at))
+                .join(Game, Game.id == Deadline.game_id)
+                .where(Deadline.fired_at.is_(None), Deadline.cancelled.is_(False), Game.status == "running")
+            )
+            return None if value is None else float(value)
+
+    # -- director actions ------------------------------------------------------------------------
+    def director_command(self, game_id: int, cmd: Command) -> list[Event]:
+        return self.submit(game_id, cmd, source="director")
+
+    def extend(self, game_id: int, minutes: int) -> Deadline:
+        if minutes == 0 or abs(minutes) > 60 * 24 * 14:
+            raise ServiceError("延长的分钟数不合理")
+        with self._tx(game_id) as (s, game):
+            if game.status == "ended":
+                raise ServiceError("游戏已经结束")
+            row = self.current_deadline(s, game.id)
+            if row is None:
+                raise ServiceError("当前没有进行中的时限")
+            row.due_at += minutes * 60
+            return row
+
+    def publish(self, game_id: int, upto: int) -> int:
+        """Publish every pending 公示 up to index `upto`, in order."""
+        with self._tx(game_id) as (s, game):
+            rows = s.scalars(
+                select(Announcement).where(
+                    Announcement.game_id == game.id, Announcement.idx <= upto, Announcement.published_at.is_(None)
+                )
+            ).all()
+            if not rows:
+                raise ServiceError("没有待发布的公示")
+            now = self.clock()
+            for row in rows:
+                row.published_at = now
+            return len(rows)
+
+    def substitute(self, game_id: int, name: str) -> Seat:
+        """替补: the character keeps its history; the new person gets a new link, the old one stops working."""
+        with self._tx(game_id) as (s, game):
+            if game.status == "ended":
+                raise ServiceError("游戏已经结束")
+            seat = s.scalar(select(Seat).where(Seat.game_id == game.id, Seat.name == name, Seat.active.is_(True)))
+            if seat is None:
+                raise ServiceError(f"{name}不是本局的角色")
+            seat.active = False
+            new = Seat(
+                game_id=game.id, name=name, token=secrets.token_urlsafe(24), active=True, created_at=self.clock()
+            )
+            s.add(new)
+            s.flush()
+            return new
+
+    def set_status(self, game_id: int, action: str) -> None:
+        with self._tx(game_id) as (s, game):
+            now = self.clock()
+            if game.status == "ended":
+                raise ServiceError("游戏已经结束")
+            if action == "pause":
+                if game.status == "paused":
+                    raise ServiceError("游戏已经暂停")
+                game.status, game.paused_at = "paused", now
+            elif action == "resume":
+                if game.status != "paused":
+                    raise ServiceError("游戏没有暂停")
+                shift = now - (game.paused_at or now)
+                for row in s.scalars(
+                    select(Deadline).where(
+                        Deadline.game_id == game.id, Deadline.fired_at.is_(None), Deadline.cancelled.is_(False)
+                    )
+                ):
+                    row.due_at += shift
+                game.phase_started_at += shift
+                game.status, game.paused_at = "running", None
+            elif action == "end":
+                game.status = "ended"
+                for row in s.scalars(select(Deadline).where(Deadline.game_id == game.id, Deadline.fired_at.is_(None))):
+                    row.cancelled = True
+                for ann in s.scalars(
+                    select(Announcement).where(Announcement.game_id == game.id, Announcement.published_at.is_(None))
+                ):
+                    ann.published_at = now
+            else:
+                raise ServiceError("未知的操作")
+
+    # -- lookups for pages -------------------------------------------------------------------------
+    def seat_by_token(self, token: str) -> Seat:
+        with self.sessions() as s:
+            seat = s.scalar(select(Seat).where(Seat.token == token))
+            if seat is None or not seat.active:
+                raise NotFound("链接无效或已停用")
+            return seat
+
+    def published_count(self, s: Session, game_id: int) -> int:
+        return int(
+            s.scalar(
+                select(func.count(Announcement.id)).where(
+                    Announcement.game_id == game_id, Announcement.published_at.is_not(None)
+                )
+            )
+            or 0
+        )
+
+    # -- export / import -----------------------------------------------------------------------------
+    def export(self, game_id: int) -> dict[str, Any]:
+        with self.lock(game_id), self.sessions() as s:
+            game = s.get(Game, game_id)
+            if game is None:
+                raise NotFound("没有这局游戏")
+            state = self.state_of(s, game)
+            rs = self.ruleset(game)
+            commands = s.scalars(select(CommandRow).where(CommandRow.game_id == game.id).order_by(CommandRow.seq))
+            posts = s.scalars(select(Post).where(Post.game_id == game.id).order_by(Post.id))
+            groups = s.scalars(select(GroupMessage).where(GroupMessage.game_id == game.id).order_by(GroupMessage.id))
+            return {
+                "format": EXPORT_FORMAT,
+                "version": 1,
+                "title": game.title,
+                "ruleset": rs.name,
+                "seed": game.seed,
+                "options": game.options,
+                "players": game.players,
+                "roles": game.roles,
+                "schedule": game.schedule,
+                "timezone": game.timezone,
+                "status": game.status,
+                "commands": [
+                    {
+                        "seq": c.seq,
+                        "command": c.payload,
+                        "phase": c.phase,
+                        "stage": c.stage,
+                        "source": c.source,
+                        "superseded": c.superseded,
+                        "at": c.created_at,
+                    }
+                    for c in commands
+                ],
+                "posts": [
+                    {
+                        "author": p.author,
+                        "phase": p.phase,
+                        "text": p.text,
+                        "vote_kind": p.vote_kind,
+                        "vote_target": p.vote_target,
+                        "by_director": p.by_director,
+                        "at": p.created_at,
+                    }
+                    for p in posts
+                ],
+                "group_messages": [
+                    {"group": g.group_name, "author": g.author, "phase": g.phase, "text": g.text, "at": g.created_at}
+                    for g in groups
+                ],
+                "result": {
+                    "winner": rs.camp_name(state.winner) if state.winner else None,
+                    "ended_in": state.ended_in.label if state.ended_in else None,
+                    "outs": [{"player": o.player, "phase": o.phase.label, "cause": o.cause} for o in state.outs],
+                },
+                "log": [
+                    {
+                        "kind": e.kind,
+                        "phase": e.phase,
+                        "audience": {
+                            "kind": e.audience.kind,
+                            "members": list(e.audience.members),
+                            "group": e.audience.group,
+                        },
+                        "text": e.text,
+                        "data": _jsonable(dict(e.data)),
+                    }
+                    for e in state.log
+                ],
+            }
+
+    def import_game(self, director_id: int, data: Any) -> Game:
+        """Create a game from an export: its commands are replayed and must reproduce its result."""
+        if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
+            raise ServiceError("导入失败：不是 banshe 导出的对局文件")
+        try:
+            rs = find_ruleset(str(data["ruleset"]))
+            players = [str(p) for p in data["players"]]
+            roles = data.get("roles")
+            seed = int(data["seed"])
+            commands = list(data["commands"])
+            state = new_game(rs.id, players, roles, dict(data.get("options") or {}), seed)
+            for i, entry in enumerate(commands):
+                if entry.get("superseded"):
+                    continue
+                try:
+                    apply_in_place(state, Command.from_json(entry["command"]))
+                except IllegalCommand as exc:
+                    raise ServiceError(f"导入失败：第{i + 1}条指令被拒绝：{exc.reason}") from None
+            schedule = sched.validate_schedule(rs, dict(data.get("schedule") or {}))
+            timezone = str(data.get("timezone") or sched.DEFAULT_TIMEZONE)
+            sched.zone(timezone)
+        except (KeyError, TypeError, ValueError) as exc:
+            if isinstance(exc, ServiceError):
+                raise
+            raise ServiceError(f"导入失败：文件内容不完整或有误（{exc}）") from None
+        result = data.get("result") or {}
+        winner = rs.camp_name(state.winner) if state.winner else None
+        if result.get("winner", winner) != winner:
+            raise ServiceError(f"导入失败：重放结果（{winner}）与文件记录（{result.get('winner')}）不一致")
+        now = self.clock()
+        with self.sessions() as s:
+            game = Game(
+                title=f"{data.get('title') or rs.name}（导入）",
+                director_id=director_id,
+                ruleset=rs.id,
+                seed=seed,
+                options=dict(state.options),
+                players=players,
+                roles=roles,
+                schedule=schedule,
+                timezone=timezone,
+                status="running",
+                auto_publish=True,
+                phase_label=state.phase.label,
+                phase_started_at=now,
+                created_at=now,
+            )
+            s.add(game)
+            s.flush()
+            for n in players:
+                s.add(Seat(game_id=game.id, name=n, token=secrets.token_urlsafe(24), active=True, created_at=now))
+            for i, entry in enumerate(commands, start=1):
+                cmd = Command.from_json(entry["command"])
+                s.add(
+                    CommandRow(
+                        game_id=game.id,
+                        seq=i,
+                        actor=cmd.actor,
+                        skill=cmd.skill,
+                        payload=cmd.to_json(),
+                        phase=str(entry.get("phase", "")),
+                        stage=int(entry.get("stage", 0)),
+                        source=str(entry.get("source", "import")),
+                        superseded=bool(entry.get("superseded")),
+                        created_at=float(entry.get("at", now)),
+                    )
+                )
+            for p in data.get("posts") or []:
+                s.add(
+                    Post(
+                        game_id=game.id,
+                        author=str(p["author"]),
+                        phase=str(p["phase"]),
+                        text=str(p["text"]),
+                        vote_kind=p.get("vote_kind"),
+                        vote_target=p.get("vote_target"),
+                        by_director=bool(p.get("by_director")),
+                        created_at=float(p.get("at", now)),
+                    )
+                )
+            for g in data.get("group_messages") or []:
+                s.add(
+                    GroupMessage(
+                        game_id=game.id,
+                        group_name=str(g["group"]),
+                        author=str(g["author"]),
+                        phase=str(g["phase"]),
+                        text=str(g["text"]),
+                        created_at=float(g.get("at", now)),
+                    )
+                )
+            s.flush()
+            self._after_change(s, game, state, now)
+            s.commit()
+            self._remember(game.id, _Cached(len(commands), state))
+            return game
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set):
+        return [_jsonable(v) for v in value]
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return str(value)

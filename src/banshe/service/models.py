@@ -1,0 +1,175 @@
+"""The service's tables (SQLAlchemy 2). The schema itself is created by the Alembic migrations.
+
+Times are epoch seconds (float, UTC), so SQLite and PostgreSQL store them alike.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import JSON, Boolean, Float, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Setting(Base):
+    __tablename__ = "settings"
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[str] = mapped_column(Text)
+
+
+class Director(Base):
+    __tablename__ = "directors"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    username: Mapped[str] = mapped_column(String(64), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(255))
+    created_at: Mapped[float] = mapped_column(Float)
+
+
+class WebSession(Base):
+    __tablename__ = "web_sessions"
+    token: Mapped[str] = mapped_column(String(64), primary_key=True)
+    director_id: Mapped[int] = mapped_column(ForeignKey("directors.id"))
+    csrf: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[float] = mapped_column(Float)
+
+
+class Game(Base):
+    __tablename__ = "games"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    title: Mapped[str] = mapped_column(String(200))
+    director_id: Mapped[int] = mapped_column(ForeignKey("directors.id"))
+    ruleset: Mapped[str] = mapped_column(String(64))
+    seed: Mapped[int] = mapped_column(Integer)
+    options: Mapped[dict[str, Any]] = mapped_column(JSON)
+    players: Mapped[list[str]] = mapped_column(JSON)
+    roles: Mapped[dict[str, str] | None] = mapped_column(JSON, nullable=True)
+    schedule: Mapped[dict[str, Any]] = mapped_column(JSON)
+    timezone: Mapped[str] = mapped_column(String(64))
+    status: Mapped[str] = mapped_column(String(16), default="running")  # running | paused | ended
+    paused_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+    auto_publish: Mapped[bool] = mapped_column(Boolean, default=False)
+    phase_label: Mapped[str] = mapped_column(String(32), default="")
+    phase_started_at: Mapped[float] = mapped_column(Float)
+    created_at: Mapped[float] = mapped_column(Float)
+
+
+class Seat(Base):
+    __tablename__ = "seats"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
+    name: Mapped[str] = mapped_column(String(64))
+    token: Mapped[str] = mapped_column(String(64), unique=True)
+    active: Mapped[bool] = mapped_column(Boolean, default=True)
+    created_at: Mapped[float] = mapped_column(Float)
+
+
+class CommandRow(Base):
+    """Every accepted command, in order; `superseded` when a player replaced it before its deadline."""
+
+    __tablename__ = "commands"
+    __table_args__ = (UniqueConstraint("game_id", "seq", name="uq_commands_game_seq"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
+    seq: Mapped[int] = mapped_column(Integer)
+    actor: Mapped[str] = mapped_column(String(64))
+    skill: Mapped[str] = mapped_column(String(64))
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON)
+    phase: Mapped[str] = mapped_column(String(32))
+    stage: Mapped[int] = mapped_column(Integer, default=0)
+    source: Mapped[str] = mapped_column(String(16))  # player | director | scheduler
+    superseded: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[float] = mapped_column(Float)
+
+
+class Post(Base):
+    __tablename__ = "posts"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
+    author: Mapped[str] = mapped_column(String(64))
+    phase: Mapped[str] = mapped_column(String(32))
+    text: Mapped[str] = mapped_column(Text)
+    vote_kind: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    vote_target: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    by_director: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[float] = mapped_column(Float)
+
+
+class GroupMessage(Base):
+    __tablename__ = "group_messages"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
+    group_name: Mapped[str] = mapped_column(String(64))
+    author: Mapped[str] = mapped_column(String(64))
+    phase: Mapped[str] = mapped_column(String(32))
+    text: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[float] = mapped_column(Float)
+
+
+class Announcement(Base):
+    """The game's 公示 (public announce events) as the director approves them: `idx` counts them in order."""
+
+    __tablename__ = "announcements"
+    __table_args__ = (UniqueConstraint("game_id", "idx", name="uq_announcements_game_idx"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
+    idx: Mapped[int] = mapped_column(Integer)
+    phase: Mapped[str] = mapped_column(String(32))
+    created_at: Mapped[float] = mapped_column(Float)
+    published_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+
+
+class Deadline(Base):
+    __tablename__ = "deadlines"
+    __table_args__ = (UniqueConstraint("game_id", "key", name="uq_deadlines_game_key"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
+    key: Mapped[str] = mapped_column(String(128))
+    skill: Mapped[str] = mapped_column(String(32))  # close_stage | close_phase | prompt_timeout
+    label: Mapped[str] = mapped_column(String(64))
+    due_at: Mapped[float] = mapped_column(Float, index=True)
+    fired_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+    cancelled: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class PlayerRequest(Base):
+    """加速 / 延时 applications, one per character, kind and day."""
+
+    __tablename__ = "player_requests"
+    __table_args__ = (UniqueConstraint("game_id", "phase", "player", "kind", name="uq_requests"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
+    phase: Mapped[str] = mapped_column(String(32))
+    player: Mapped[str] = mapped_column(String(64))
+    kind: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[float] = mapped_column(Float)
+
+
+class DayRecord(Base):
+    """Each closed day's post counts and whether it was accelerated (for 潜水)."""
+
+    __tablename__ = "day_records"
+    __table_args__ = (UniqueConstraint("game_id", "phase", name="uq_day_records"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
+    phase: Mapped[str] = mapped_column(String(32))
+    accelerated: Mapped[bool] = mapped_column(Boolean)
+    counts: Mapped[dict[str, int]] = mapped_column(JSON)
+    created_at: Mapped[float] = mapped_column(Float)
+
+
+class LurkFlag(Base):
+    """A 潜水 case flagged to the director with the proposed card."""
+
+    __tablename__ = "lurk_flags"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
+    phase: Mapped[str] = mapped_column(String(32))
+    player: Mapped[str] = mapped_column(String(64))
+    reason: Mapped[str] = mapped_column(String(200))
+    card: Mapped[str] = mapped_column(String(32))
+    status: Mapped[str] = mapped_column(String(16), default="pending")  # pending | issued | dismissed
+    created_at: Mapped[float] = mapped_column(Float)

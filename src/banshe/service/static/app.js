@@ -1,0 +1,36 @@
+// Live updates (Server-Sent Events) and deadline countdowns. No build step.
+(function () {
+  function countdowns() {
+    var now = Date.now() / 1000;
+    document.querySelectorAll("[data-due]").forEach(function (el) {
+      var left = Math.max(0, Math.round(parseFloat(el.dataset.due) - now));
+      var d = Math.floor(left / 86400), h = Math.floor(left % 86400 / 3600), m = Math.floor(left % 3600 / 60), s = left % 60;
+      el.textContent = left === 0 ? "已到时限" : (d ? d + "天" : "") + h + "小时" + m + "分" + s + "秒";
+    });
+  }
+  setInterval(countdowns, 1000);
+  document.addEventListener("DOMContentLoaded", countdowns);
+  document.addEventListener("htmx:afterSwap", countdowns);
+  document.addEventListener("DOMContentLoaded", function () {
+    var live = document.getElementById("live");
+    if (!live || !live.dataset.sse || !window.EventSource) return;
+    var seen = live.dataset.version || null, dirty = false;
+    // never swap a form the player has started filling in
+    ["input", "change"].forEach(function (kind) {
+      document.addEventListener(kind, function (ev) {
+        var box = document.getElementById("live");
+        if (box && box.contains(ev.target)) dirty = true;
+      });
+    });
+    var source = new EventSource(live.dataset.sse);
+    source.addEventListener("update", function (ev) {
+      if (seen === null) { seen = ev.data; return; }
+      if (ev.data === seen) return;
+      seen = ev.data;
+      var busy = document.activeElement && live.contains(document.activeElement) &&
+        /TEXTAREA|INPUT|SELECT/.test(document.activeElement.tagName);
+      if (busy || dirty) return;
+      htmx.ajax("GET", window.location.pathname, {target: "#live", select: "#live", swap: "outerHTML"});
+    });
+  });
+})();

@@ -1,0 +1,279 @@
+"""What pages show, computed from the engine's `view` (players) or the director's view.
+
+A player's page is built ONLY from `view(state, player)` and `legal_commands(state, player)`,
+plus the service's own records (posts, group messages, deadlines, which 公示 are published).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from ..engine.commands import CHANGE_VOTE, CLOSE_PHASE, DIRECTOR, ENGINE_SKILL_NAMES, VOTE, Command, IllegalCommand
+from ..engine.core import apply_in_place
+from ..engine.events import ACCEPTED, ANNOUNCE, FEEDBACK, NOTICE
+from ..engine.model import DAY, NIGHT, START, GameState
+from ..engine.ruleset import MANY_TARGETS, SUCCESSOR, TEAR_BADGE, Ruleset
+from ..engine.view import legal_commands, view
+from . import schedule as sched
+from .games import GameService
+from .models import Announcement, Deadline, Game, GroupMessage, LurkFlag, Post, Seat
+
+
+@dataclass
+class ThreadItem:
+    at: float
+    kind: str  # announce | post | hidden
+    author: str
+    text: str
+    phase: str
+    vote: str | None = None
+    by_director: bool = False
+    bbcode: str = ""
+
+
+@dataclass
+class Action:
+    skill: str
+    name: str
+    shape: str
+    targets: list[str] = field(default_factory=list)
+    submitted: str = ""
+    hint: str = ""
+
+
+def bbcode(phase: str, text: str) -> str:
+    """A 公示 ready to paste into a Discuz! thread."""
+    return f"[size=4][b]【{phase}公示】[/b][/size]\n[color=#0000FF]{text}[/color]"
+
+
+def command_text(rs: Ruleset, cmd: dict[str, Any]) -> str:
+    targets = "、".join(cmd.get("targets", []))
+    extra = cmd.get("text") or ("" if cmd.get("answer") is None else ("是" if cmd["answer"] else "否"))
+    if cmd.get("amount") is not None:
+        extra = f"{cmd['amount']}分"
+    actor = cmd["actor"]
+    return f"{actor}：{rs.skill_name(cmd['skill'])} {targets}{extra}".rstrip()
+
+
+def deadline_info(s: Session, svc: GameService, game: Game) -> dict[str, Any] | None:
+    row: Deadline | None = svc.current_deadline(s, game.id)
+    if row is None:
+        return None
+    tz = sched.zone(game.timezone)
+    return {"label": row.label, "due": row.due_at, "local": sched.local_text(row.due_at, tz), "skill": row.skill}
+
+
+def thread_items(
+    s: Session, svc: GameService, game: Game, state: GameState, events: list[dict[str, Any]], director: bool
+) -> list[ThreadItem]:
+    """The 讨论帖: published 公示 (from the viewer's events) and posts, in time order."""
+    rs = svc.ruleset(game)
+    rows = s.scalars(select(Announcement).where(Announcement.game_id == game.id).order_by(Announcement.idx)).all()
+    announces = [e for e in events if e["kind"] == ANNOUNCE]
+    items: list[ThreadItem] = []
+    for row in rows:
+        if row.idx >= len(announces) or (row.published_at is None and not director):
+            continue
+        e = announces[row.idx]
+        kind = "announce" if row.published_at is not None else "pending"
+        items.append(
+            ThreadItem(
+                row.published_at or row.created_at,
+                kind,
+                "导演",
+                e["text"],
+                e["phase"],
+                bbcode=bbcode(e["phase"], e["text"]),
+            )
+        )
+    hide_votes = (
+        not director
+        and sched.policy_for(rs).vote_visibility == "half_public"
+        and state.phase.kind == DAY
+        and not state.settling
+    )
+    for p in s.scalars(select(Post).where(Post.game_id == game.id).order_by(Post.id)):
+        if hide_votes and p.vote_kind and p.phase == state.phase.label:
+            items.append(ThreadItem(p.created_at, "hidden", p.author, "（投票帖，关门后公开）", p.phase))
+            continue
+        vote = None
+        if p.vote_kind:
+            vote = f"{'改票' if p.vote_kind == CHANGE_VOTE else '投票'} → {p.vote_target}"
+        items.append(ThreadItem(p.created_at, "post", p.author, p.text, p.phase, vote, p.by_director))
+    items.sort(key=lambda i: i.at)
+    return items
+
+
+def _actions(rs: Ruleset, state: GameState, me: str, events: list[dict[str, Any]]) -> list[Action]:
+    legal = [c for c in legal_commands(state, me) if c.skill not in (VOTE, CHANGE_VOTE)]
+    order = {n: i for i, n in enumerate(state.order)}
+    by_skill: dict[str, list[Command]] = {}
+    for c in legal:
+        by_skill.setdefault(c.skill, []).append(c)
+    submitted: dict[str, str] = {}
+    for e in events:
+        if e["kind"] == ACCEPTED and e["phase"] == state.phase.label:
+            cmd = e["data"]["command"]
+            if cmd["actor"] == me and cmd["skill"] not in (VOTE, CHANGE_VOTE):
+                submitted[cmd["skill"]] = command_text(rs, cmd)
+    # a night / 开局 submission can be replaced until its stage closes
+    if not state.settling and state.phase.kind in (NIGHT, START):
+        for skill in submitted:
+            spec = rs.skills.get(skill)
+            stage = rs.stage_of(skill)
+            if spec is None or spec.prompt or skill in by_skill:
+                continue
+            if state.phase.kind == NIGHT and (stage is None or stage < state.stage):
+                continue
+            by_skill[skill] = [Command(me, skill, (n,)) for n in state.alive_names()]
+    out: list[Action] = []
+    for skill, cmds in by_skill.items():
+        spec = rs.skills.get(skill)
+        if spec is None:
+            continue
+        targets: list[str] = []
+        if spec.shape not in (MANY_TARGETS,):
+            seen = {c.targets[0] for c in cmds if c.targets}
+            targets = sorted((t for t in seen if t in order), key=lambda t: order[t])
+            if spec.shape == SUCCESSOR and TEAR_BADGE in seen:
+                targets.append(TEAR_BADGE)
+        hint = ""
+        if spec.shape == MANY_TARGETS:
+            hint = "按顺序填写目标，用“、”分隔。可选：" + "、".join(state.alive_names())
+        stage = rs.stage_of(skill)
+        if state.phase.kind == NIGHT and stage is not None:
+            hint = (hint + " " if hint else "") + f"（{rs.night_stages[stage].name}）"
+        out.append(Action(skill, spec.name, spec.shape, targets, submitted.get(skill, ""), hint))
+    return out
+
+
+def player_page(svc: GameService, seat: Seat) -> dict[str, Any]:
+    game, state = svc.read(seat.game_id)
+    rs = svc.ruleset(game)
+    v = view(state, seat.name)
+    if sched.policy_for(rs).vote_visibility == "half_public" and state.phase.kind == DAY and not state.settling:
+        # half-public counting: the day's votes stay hidden until it closes
+        v["events"] = [
+            e
+            for e in v["events"]
+            if not (
+                e["kind"] == ACCEPTED
+                and e["phase"] == state.phase.label
+                and e["data"]["command"]["skill"] in (VOTE, CHANGE_VOTE)
+                and e["data"]["command"]["actor"] != seat.name
+            )
+        ]
+    with svc.sessions() as s:
+        items = thread_items(s, svc, game, state, v["events"], director=False)
+        deadline = deadline_info(s, svc, game)
+        groups = v.get("groups", {})
+        chats: dict[str, list[GroupMessage]] = {}
+        for g in groups:
+            chats[g] = list(
+                s.scalars(
+                    select(GroupMessage)
+                    .where(GroupMessage.game_id == game.id, GroupMessage.group_name == g)
+                    .order_by(GroupMessage.id)
+                )
+            )
+        post_count = sum(
+            1 for i in items if i.kind in ("post", "hidden") and i.author == seat.name and i.phase == state.phase.label
+        )
+    private = [
+        e
+        for e in v["events"]
+        if e["kind"] in (FEEDBACK, NOTICE) or (e["kind"] == ACCEPTED and e["data"]["command"]["actor"] == seat.name)
+    ]
+    for e in private:
+        if e["kind"] == ACCEPTED:
+            e["text"] = "你提交了：" + command_text(rs, e["data"]["command"])
+    charges = {
+        rs.skill_name(k): n for k, n in v["me"].get("charges", {}).items() if k in rs.skills or k in ENGINE_SKILL_NAMES
+    }
+    return {
+        "game": game,
+        "rs": rs,
+        "v": v,
+        "me": v["me"],
+        "charges": charges,
+        "private": private,
+        "actions": _actions(rs, state, seat.name, v["events"]),
+        "deadline": deadline,
+        "items": items,
+        "groups": groups,
+        "chats": chats,
+        "over": state.over or game.status == "ended",
+        "can_post": state.is_alive(seat.name) and not state.over and game.status == "running",
+        "is_day": state.phase.kind == DAY and not state.settling,
+        "my_vote": v.get("my_vote"),
+        "post_count": post_count,
+        "policy": sched.policy_for(rs),
+    }
+
+
+def director_page(svc: GameService, game_id: int) -> dict[str, Any]:
+    game, state = svc.read(game_id)
+    rs = svc.ruleset(game)
+    v = view(state, None)
+    with svc.sessions() as s:
+        items = thread_items(s, svc, game, state, v["events"], director=True)
+        deadline = deadline_info(s, svc, game)
+        seats = list(s.scalars(select(Seat).where(Seat.game_id == game.id).order_by(Seat.id)))
+        flags = list(s.scalars(select(LurkFlag).where(LurkFlag.game_id == game.id).order_by(LurkFlag.id)))
+        rows = s.scalars(select(Announcement).where(Announcement.game_id == game.id).order_by(Announcement.idx)).all()
+        pending = [r.idx for r in rows if r.published_at is None]
+    announces = [e for e in v["events"] if e["kind"] == ANNOUNCE]
+    pending_items = [
+        {
+            "idx": i,
+            "phase": announces[i]["phase"],
+            "text": announces[i]["text"],
+            "bbcode": bbcode(announces[i]["phase"], announces[i]["text"]),
+        }
+        for i in pending
+        if i < len(announces)
+    ]
+    phase_actions = [
+        command_text(rs, e["data"]["command"])
+        for e in v["events"]
+        if e["kind"] == ACCEPTED and e["phase"] == state.phase.label
+    ]
+    preview: list[str] = []
+    preview_error = ""
+    if not state.over:
+        probe = state.clone()
+        try:
+            preview = [e.text for e in apply_in_place(probe, Command(DIRECTOR, CLOSE_PHASE)) if e.text]
+        except IllegalCommand as exc:
+            preview_error = exc.reason
+    links = {seat.name: seat.token for seat in seats if seat.active}
+    return {
+        "game": game,
+        "rs": rs,
+        "v": v,
+        "state": state,
+        "items": items,
+        "deadline": deadline,
+        "seats": seats,
+        "links": links,
+        "flags": flags,
+        "pending": pending_items,
+        "phase_actions": phase_actions,
+        "preview": preview,
+        "preview_error": preview_error,
+        "log": [e for e in v["events"] if e["kind"] != ANNOUNCE],
+        "counts": _counts(items, state.phase.label),
+        "over": state.over or game.status == "ended",
+    }
+
+
+def _counts(items: list[ThreadItem], phase: str) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for i in items:
+        if i.kind == "post" and i.phase == phase and not i.by_director:
+            counts[i.author] = counts.get(i.author, 0) + 1
+    return counts

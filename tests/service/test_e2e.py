@@ -1,0 +1,191 @@
+"""End to end in a real headless Chromium (Debian's /usr/bin/chromium driven by Playwright).
+
+A director logs in and creates a 品茗 game; fourteen players open their secret links in
+separate browser contexts and play it to the end through the pages; the result shown matches
+the engine's replay of the stored commands. Screenshots go to test-artifacts/e2e/.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from banshe.engine import Command, apply_in_place, new_game
+
+from .conftest import PINMING_SEATS, WOLVES, free_port, start_server
+
+CHROMIUM = "/usr/bin/chromium"
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "e2e"
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+try:
+    from playwright.sync_api import Browser, Page, expect, sync_playwright
+except ImportError:  # pragma: no cover - scripts/test.sh installs it
+    sync_playwright = None  # type: ignore[assignment]
+
+pytestmark = pytest.mark.skipif(
+    sync_playwright is None or not os.path.exists(CHROMIUM),
+    reason="端到端测试需要 playwright 与 Debian 的 chromium（bash scripts/test.sh 会安装）",
+)
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[str]:
+    db = f"sqlite:///{tmp_path / 'e2e.sqlite3'}"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "banshe",
+            "admin",
+            "create",
+            "--username",
+            "导演",
+            "--password",
+            "e2e-password",
+            "--database-url",
+            db,
+        ],
+        check=True,
+        capture_output=True,
+    )
+    port = free_port()
+    proc = start_server(db, port)
+    yield f"http://127.0.0.1:{port}"
+    proc.send_signal(signal.SIGTERM)
+    proc.wait()
+
+
+@pytest.fixture
+def browser() -> Iterator[Browser]:
+    assert sync_playwright is not None
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+def _submit(page: Page, selector: str) -> None:
+    with page.expect_navigation():
+        page.locator(selector).click()
+    error = page.locator("#error")
+    assert error.count() == 0, error.inner_text()
+
+
+def test_a_director_and_fourteen_players_play_pinming_in_the_browser(server: str, browser: Browser) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    d = browser.new_context(locale="zh-CN").new_page()
+    d.goto(f"{server}/d")
+    d.fill("input[name=username]", "导演")
+    d.fill("input[name=password]", "e2e-password")
+    _submit(d, "button[type=submit]")
+    d.goto(f"{server}/d/new?ruleset=品茗")
+    d.fill("textarea[name=seats]", "\n".join(f"{n} {r}" for n, r in PINMING_SEATS.items()))
+    d.fill("input[name=seed]", "11")
+    _submit(d, "#create")
+    god = d.url
+    links = {
+        a.get_attribute("data-player") or "": server + (a.get_attribute("href") or "")
+        for a in d.locator("a.player-link").all()
+    }
+    assert set(links) == set(PINMING_SEATS)
+
+    players: dict[str, Page] = {}
+    for name, link in links.items():
+        page = browser.new_context(locale="zh-CN").new_page()
+        page.goto(link)
+        assert page.locator("#role").inner_text() == PINMING_SEATS[name]
+        players[name] = page
+
+    def act(name: str, skill: str, target: str | None = None) -> None:
+        page = players[name]
+        page.goto(links[name])
+        form = f'form.action[data-skill="{skill}"]'
+        if target is not None:
+            page.locator(f"{form} select[name=target]").select_option(target)
+        _submit(page, f"{form} button")
+
+    def director(button: str) -> None:
+        d.goto(god)
+        _submit(d, button)
+
+    def publish() -> None:
+        d.goto(god)
+        if d.locator("button.publish").count():
+            _submit(d, "button.publish >> nth=-1")
+
+    def post(name: str, text: str) -> None:
+        page = players[name]
+        page.goto(links[name] + "/thread")
+        page.fill("#post-form textarea", text)
+        _submit(page, "#post")
+
+    # 开局: the 混血儿 recognizes, the director closes and approves the 公示
+    act("年糕", "recognize", "饺子")
+    director("#close-phase")
+    publish()
+    # 第1天: everyone votes in the thread (full- and half-width formats)
+    for i, name in enumerate(PINMING_SEATS):
+        target = "饺子" if i % 3 else "包子"
+        post(name, f"投票对象：{target}\n投票理由：第{i}位" if i % 2 else f"投票对象:{target} 投票理由:跟票")
+    director("#close-phase")
+    publish()
+    # 第1夜: 预言, 杀人, 毒药, stage by stage
+    act("饺子", "check", "汤圆")
+    act("汤圆", "kill", "馄饨")
+    director("#close-stage")
+    director("#close-stage")
+    act("包子", "poison", "月饼")
+    director("#close-phase")
+    publish()
+    seer = players["饺子"]
+    seer.goto(links["饺子"])
+    assert "你预言了汤圆：非村民阵营。" in seer.locator("#private").inner_text()
+    seer.screenshot(path=str(ARTIFACTS / "player-page.png"), full_page=True)
+    # 第2天: the out character cannot post; the wolves surrender (the out one too)
+    out = players["馄饨"]
+    out.goto(links["馄饨"] + "/thread")
+    assert "已出局" in out.locator("main").inner_text()
+    # live updates: a thread page left open shows a new post without reloading (SSE + htmx)
+    watcher = players["粽子"]
+    watcher.goto(links["粽子"] + "/thread")
+    post("豆花", "狼人快投降吧")
+    expect(watcher.locator("#thread")).to_contain_text("狼人快投降吧", timeout=30_000)
+    for wolf in WOLVES:
+        act(wolf, "surrender")
+
+    thread = players["豆花"]
+    thread.goto(links["豆花"] + "/thread")
+    shown = thread.locator("#winner").inner_text()
+    assert "村民阵营胜利" in shown
+    assert "第2天讨论日开始" in thread.locator("#thread").inner_text()
+    thread.screenshot(path=str(ARTIFACTS / "thread.png"), full_page=True)
+    d.goto(god)
+    d.screenshot(path=str(ARTIFACTS / "director.png"))
+
+    # the result matches the engine's replay of what the service stored
+    export: dict[str, Any] = d.request.get(god + "/export.json").json()
+    state = new_game("品茗", list(PINMING_SEATS), dict(PINMING_SEATS), {}, export["seed"])
+    for entry in export["commands"]:
+        if not entry["superseded"]:
+            apply_in_place(state, Command.from_json(entry["command"]))
+    assert state.winner == "village"
+    assert export["result"]["winner"] in shown
+    assert state.sheriff == "饺子"
+    review = players["馄饨"]
+    review.goto(links["馄饨"] + "/review")
+    assert "村民阵营胜利" in review.locator("#winner").inner_text()
