@@ -291,3 +291,18 @@ def test_no_tongling_after_antidote_night() -> None:
     apply_in_place(s, Command("巳", "kill", ("丑",)))
     apply_in_place(s, Command(DIRECTOR, CLOSE_PHASE))
     assert len(_feedback(s, "乙", "通灵")) == 1  # 通灵 lost from the next night
+
+
+def test_check_post_enforces_the_mad_speech_rule() -> None:
+    from banshe.rulesets.chenji.rules import MAD
+
+    rs = find_ruleset("chenji")
+    state = new_game("chenji", DEMO_NAMES[:20], None, None, 3)
+    author, other = state.order[0], state.order[1]
+    assert rs.check_post(state, author, "我觉得他是狼") is None  # not 癫狂: anything goes
+    state.char(author).statuses.add(MAD)
+    assert rs.check_post(state, author, "嗷呜 喵\n汪汪") is not None  # 呜 is not one of the 16
+    assert rs.check_post(state, author, "嗷嗷 喵\n汪汪") is None
+    assert rs.check_post(state, author, f"投票对象：{other}\n投票理由：喵喵") is None
+    reason = rs.check_post(state, author, f"投票对象：{other}\n投票理由：他是狼")
+    assert reason is not None and "癫狂" in reason

@@ -194,6 +194,10 @@ class Ruleset:
         happens after the game ends (a scenario's `review` block: 评奖 votes …)."""
         return []
 
+    def check_post(self, state: GameState, author: str, text: str) -> str | None:
+        """A reason to refuse a thread post by `author` (沉寂与取酒's 癫狂 speech rule), or None."""
+        return None
+
     def legal_targets(self, state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:
         """Candidate target tuples for a bot to try; each is still checked by the engine."""
         return [(n,) for n in state.alive_names()]

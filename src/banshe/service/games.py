@@ -346,11 +346,9 @@ class GameService:
             gate = rs.gate(state, Command(author, "post", text=body))
             if gate:
                 raise ServiceError(gate)
-            check_post = getattr(rs, "check_post", None)
-            if callable(check_post):
-                reason = check_post(state, author, body)
-                if reason:
-                    raise ServiceError(str(reason))
+            reason = rs.check_post(state, author, body)
+            if reason:
+                raise ServiceError(reason)
             try:
                 vote = parse_vote(body)
             except VoteFormatError as exc:

@@ -7,6 +7,7 @@ rulings' order; achievements are computed from the log in `achievements.py`.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -111,6 +112,7 @@ OPTION_COINS = "竞拍金币总额"
 
 # the 16 characters a 癫狂 character may post (角色状态: 癫狂状态)
 MAD_CHARACTERS = frozenset("啊嗷嘎咕呱哼咴叽啾喵咩哞喔汪喳吱")
+_VOTE_LABELS = re.compile(r"(投票|改票)(对象|理由)\s*[：:]")
 
 
 def is_allowed_mad_post(text: str, vote_targets: Iterable[str] = ()) -> bool:
@@ -1244,6 +1246,16 @@ class Chenji(Ruleset):
         post = PostGame(votes, None if part is None else {str(p) for p in part})
         coins = after.get("竞拍金币总额")
         return table(state, post, None if coins is None else int(coins))
+
+    def check_post(self, state: GameState, author: str, text: str) -> str | None:
+        # 癫狂状态: 只能使用16个字、空格与换行发言（投票除外）— the vote format's labels and the
+        # names he may vote for are allowed, the rest must pass is_allowed_mad_post
+        if MAD not in state.char(author).statuses:
+            return None
+        body = _VOTE_LABELS.sub(" ", text)
+        if is_allowed_mad_post(body, state.alive_names()):
+            return None
+        return "你处于癫狂状态，只能使用“" + "".join(sorted(MAD_CHARACTERS)) + "”、空格与换行发言（投票除外）"
 
     def legal_targets(self, state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:
         """Candidates for the random bots; the engine still checks each one."""
