@@ -43,6 +43,85 @@ def _rulesets(args: argparse.Namespace) -> int:
     return 0
 
 
+def _parse_option(text: str) -> tuple[str, object]:
+    key, sep, raw = text.partition("=")
+    if not sep or not key:
+        raise ValueError(f"选项格式应为 名称=值：{text}")
+    value: object = raw
+    if raw.lower() in ("true", "是", "yes"):
+        value = True
+    elif raw.lower() in ("false", "否", "no"):
+        value = False
+    else:
+        try:
+            value = int(raw)
+        except ValueError:
+            pass
+    return key, value
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    from .engine.registry import find_ruleset
+    from .sim.runner import SimConfig, default_player_count, parse_player_counts, simulate
+
+    try:
+        rs = find_ruleset(args.ruleset)
+        counts = parse_player_counts(args.players) if args.players else (default_player_count(rs.id),)
+        options = tuple(_parse_option(o) for o in args.option)
+        config = SimConfig(
+            ruleset=rs.id,
+            games=args.games,
+            players=counts,
+            policy=args.policy,
+            seed=args.seed,
+            options=options,
+            max_phases=args.max_phases,
+        )
+        if args.jobs < 1:
+            raise ValueError("--jobs 至少为 1")
+        progress = sys.stderr.isatty() if args.progress is None else args.progress
+        result = simulate(config, jobs=args.jobs, backend=args.backend, address=args.address, progress=progress)
+    except KeyError as exc:
+        print(f"banshe: 未知的规则 {exc}", file=sys.stderr)
+        return 2
+    except (ValueError, RuntimeError) as exc:
+        print(f"banshe: {exc}", file=sys.stderr)
+        return 2
+    data = result.to_json()
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, ensure_ascii=False, indent=1)
+            fh.write("\n")
+    if args.report:
+        from .sim.report import write_report
+
+        write_report(data, args.report)
+    sys.stdout.write(_summary_text(data))
+    return 130 if result.interrupted else 0
+
+
+def _summary_text(data: dict[str, object]) -> str:
+    run = data["run"]
+    assert isinstance(run, dict)
+    lines = [
+        f"【{data['ruleset_name']}】策略 {data['policy']}，完成 {data['games']:,} 局"
+        + ("（已中断）" if data["interrupted"] else "")
+        + f"，用时 {run['elapsed_s']} 秒，{run['games_per_s']} 局/秒（{run['backend']}，{run['jobs']} 进程）"
+    ]
+    by_players = data["by_players"]
+    assert isinstance(by_players, dict)
+    for n, entry in by_players.items():
+        s = entry["summary"]
+        if not s["games"]:
+            continue
+        rates = "，".join(
+            f"{r['name']} {100 * r['rate']:.1f}%（{100 * r['ci95'][0]:.1f}–{100 * r['ci95'][1]:.1f}%）"
+            for r in s["win_rates"]
+        )
+        lines.append(f"  {n}人：{s['games']:,} 局，{rates}，平均 {s['days']['mean']:.2f} 天")
+    return "\n".join(lines) + "\n"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="banshe", description="版杀自动导演 (automated forum werewolf director)")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -55,6 +134,26 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--seed", type=int, default=1)
     d.add_argument("--players", type=int, default=None)
     d.set_defaults(func=_demo)
+    s = sub.add_parser("simulate", help="play many games with bots and report win rates (平衡模拟)")
+    s.add_argument("--ruleset", default="品茗", help="规则 id、中文名或别名")
+    s.add_argument("--games", type=int, default=1000, help="每个玩家人数的对局数")
+    s.add_argument("--players", default=None, help="玩家人数：14、20..30 或 20,22,24（默认：规则的标准人数）")
+    s.add_argument(
+        "--policy",
+        default="random",
+        help="random、heuristic，或外部智能体 模块:名称 / 文件.py:名称（工厂签名 (seat, role, ruleset, rng)）",
+    )
+    s.add_argument("--jobs", type=int, default=1, help="本地进程数（ray 后端：本地 Ray 实例的 CPU 数）")
+    s.add_argument("--backend", choices=["local", "ray"], default="local")
+    s.add_argument("--address", default=None, help="Ray 集群地址（ray.init(address=...)）；缺省时启动本地实例")
+    s.add_argument("--seed", type=int, default=1)
+    s.add_argument("--option", action="append", default=[], metavar="名称=值", help="规则选项，可重复")
+    s.add_argument("--max-phases", type=int, default=200, help="每局最多阶段数（超出记为未结束）")
+    s.add_argument("--out", default=None, help="把原始汇总写成 JSON")
+    s.add_argument("--report", default=None, help="写出自包含的 HTML 报告")
+    s.add_argument("--progress", dest="progress", action="store_true", default=None, help="显示进度条")
+    s.add_argument("--no-progress", dest="progress", action="store_false")
+    s.set_defaults(func=_simulate)
     r = sub.add_parser("rulesets", help="list the rulesets and their options")
     r.set_defaults(func=_rulesets)
     return parser

@@ -139,7 +139,7 @@ def make_tasks(config: SimConfig, slice_size: int) -> list[Task]:
 
 def auto_slice(total: int, jobs: int) -> int:
     """Slices small enough for a live progress bar and balanced workers, big enough to be cheap."""
-    return max(1, min(500, math.ceil(total / max(1, jobs * 24))))
+    return max(1, min(50, math.ceil(total / max(1, jobs * 24))))
 
 
 class Progress:
