@@ -130,6 +130,8 @@ def _shoot(agent: HeuristicAgent, obs: Observation) -> Command | None:
     bad = [t for t in candidates if t in k.bad and t not in friends]
     if bad:
         return agent.command(SHOOT, agent.rng.choice(bad))
+    if obs.phase.kind != DAY or k.votes_phase != obs.phase.label:
+        return None  # shot at night: nobody to suspect
     voters = [v for v, t in k.votes.items() if t == agent.seat and v in candidates]
     voters = [v for v in voters if v not in k.good and v not in friends]
     if voters:
