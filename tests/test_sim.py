@@ -212,7 +212,8 @@ def test_cli_external_agent_from_a_file(tmp_path: Path, capsys: pytest.CaptureFi
         encoding="utf-8",
     )
     out = tmp_path / "r.json"
-    code = main(["simulate", "--games", "3", "--policy", f"{agent_file}:Abstainer", "--out", str(out), "--max-phases", "12"])
+    policy = f"{agent_file}:Abstainer"
+    code = main(["simulate", "--games", "3", "--policy", policy, "--out", str(out), "--max-phases", "12"])
     assert code == 0
     data = json.loads(out.read_text(encoding="utf-8"))
     raw = data["by_players"]["14"]["raw"]
@@ -267,13 +268,13 @@ def test_report_holds_tables_and_embedded_charts(tmp_path: Path) -> None:
 def test_interrupted_cli_run_reports_what_finished(tmp_path: Path) -> None:
     import re
     import signal
-    import time
-
     import threading
+    import time
 
     out = tmp_path / "partial.json"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "banshe", "simulate", "--games", "100000", "--jobs", "2", "--out", str(out), "--progress"],
+        [sys.executable, "-m", "banshe", "simulate", "--games", "100000", "--jobs", "2", "--out", str(out)]
+        + ["--progress"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         cwd=tmp_path,

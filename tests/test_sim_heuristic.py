@@ -112,7 +112,7 @@ def test_hunter_shoots_only_suspects() -> None:
                 and e.data["command"]["targets"] == [hunter]
                 for e in state.log
             )
-            claimed = any(e.kind == ANNOUNCE and "【查验】" in e.text and f"{target}=非村民" in e.text for e in state.log)
+            claimed = _published_bad(state, target)
             assert voted_him or claimed, f"{hunter} shot {target} without a reason"
 
 

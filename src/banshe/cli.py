@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from collections.abc import Sequence
@@ -53,10 +54,8 @@ def _parse_option(text: str) -> tuple[str, object]:
     elif raw.lower() in ("false", "否", "no"):
         value = False
     else:
-        try:
+        with contextlib.suppress(ValueError):
             value = int(raw)
-        except ValueError:
-            pass
     return key, value
 
 

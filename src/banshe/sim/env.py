@@ -15,6 +15,7 @@ reads hidden information on an agent's behalf: agents get `Observation`s only.
 
 from __future__ import annotations
 
+import contextlib
 import random
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -185,10 +186,8 @@ class GameEnv:
 
     def _director(self, skill: str) -> None:
         """The scheduler's deadline; refused when the rules have already moved on (拍刀环节)."""
-        try:
+        with contextlib.suppress(IllegalCommand):
             apply_in_place(self.state, Command(DIRECTOR, skill))
-        except IllegalCommand:
-            pass
 
 
 def play_game(

@@ -100,7 +100,7 @@ class Stats:
         camp_name = get_ruleset(state.ruleset).camp_name
         for e in state.log:
             kind = e.kind
-            if kind == ACCEPTED or kind == ANNOUNCE:
+            if kind in (ACCEPTED, ANNOUNCE):
                 continue
             if kind == OUT:
                 victim = chars.get(str(e.data.get("player")))
@@ -198,7 +198,13 @@ def summarize(stats: Stats, ruleset_id: str) -> dict[str, Any]:
         endings.append({"camp": camp, "name": rs.camp_name(camp), "reason": reason, "games": k, "rate": k / n})
     if stats.unfinished:
         endings.append(
-            {"camp": "", "name": "（未结束）", "reason": "达到阶段上限", "games": stats.unfinished, "rate": stats.unfinished / n}
+            {
+                "camp": "",
+                "name": "（未结束）",
+                "reason": "达到阶段上限",
+                "games": stats.unfinished,
+                "rate": stats.unfinished / n,
+            }
         )
     total_days = sum(d * k for d, k in stats.days.items())
     survival = []

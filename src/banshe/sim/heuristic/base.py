@@ -108,8 +108,8 @@ class Knowledge:
             self.votes = {}
             self.votes_phase = label
             self.history[label] = self.votes
-        for members in obs.groups.values():
-            self.mates.update(m for m in members if m != self.seat)
+        for group_members in obs.groups.values():
+            self.mates.update(m for m in group_members if m != self.seat)
         for e in obs.new_events():
             kind = e.kind
             data = e.data
