@@ -300,3 +300,36 @@ def test_interrupted_cli_run_reports_what_finished(tmp_path: Path) -> None:
     data = json.loads(out.read_text(encoding="utf-8"))
     assert data["interrupted"] and 0 < data["games"] < 100000
     assert "已中断" in stdout
+
+
+def test_pinming_effect_counters_read_the_log() -> None:
+    from banshe.engine.commands import CLOSE_PHASE, CLOSE_STAGE, DIRECTOR
+    from banshe.engine.core import apply_in_place, new_game
+
+    names = seat_names(14)
+    deck = ["预言家", "女巫", "猎人", "白痴", *["村民"] * 4, *["狼人"] * 4, "混血儿", "病娇"]
+    state = new_game("pinming", names, roles=dict(zip(names, deck, strict=True)), seed=1)
+
+    def do(actor: str, skill: str, *targets: str) -> None:
+        apply_in_place(state, Command(actor, skill, tuple(targets)))
+
+    do("13号", "recognize", "1号")
+    do(DIRECTOR, CLOSE_PHASE)  # 开局 -> 第1天
+    do("5号", "vote", "1号")
+    do(DIRECTOR, CLOSE_PHASE)  # 竞岗: 1号 is sheriff -> 第1夜
+    do("9号", "kill", "5号")
+    do("1号", "check", "9号")
+    do(DIRECTOR, CLOSE_STAGE)
+    do(DIRECTOR, CLOSE_STAGE)
+    do("2号", "antidote", "5号")  # the 女巫 saves the 狼刀 target
+    do(DIRECTOR, CLOSE_PHASE)  # -> 第2天, nobody out
+    assert state.phase.label == "第2天" and state.is_alive("5号")
+    stats = Stats()
+    stats.add_game(state)
+    effects = {k.replace("\t", "："): v for k, v in stats.effects.items()}
+    assert effects["品茗：救药：救下狼刀目标"] == 1
+    assert effects["品茗：首任警长：村民阵营"] == 1
+    assert effects["反馈：预言：非村民阵营"] == 1
+    assert "品茗：狼刀：未被救药" not in effects
+    assert not any(k.startswith("出局") for k in effects)
+    assert stats.unfinished == 1 and stats.skill_uses["antidote"] == 1
