@@ -333,3 +333,25 @@ def test_pinming_effect_counters_read_the_log() -> None:
     assert "品茗：狼刀：未被救药" not in effects
     assert not any(k.startswith("出局") for k in effects)
     assert stats.unfinished == 1 and stats.skill_uses["antidote"] == 1
+
+
+def test_player_count_sweep_and_its_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # 品茗 deals exactly 14; let it deal 14–15 (extra 村民) to exercise a sweep like 沉寂与取酒's 20..30
+    from banshe.rulesets.pinming import rules
+
+    def deal(self: object, count: int, rng: random.Random) -> list[str]:
+        if count < 14:
+            raise ValueError("too few")
+        return list(rules.STANDARD_DECK) + [rules.VILLAGER] * (count - 14)
+
+    monkeypatch.setattr(rules.Pinming, "deal", deal)
+    report, out = tmp_path / "sweep.html", tmp_path / "sweep.json"
+    args = ["simulate", "--players", "14..15", "--games", "5", "--report", str(report), "--out", str(out)]
+    assert main(args) == 0
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["players"] == [14, 15] and data["games"] == 10
+    assert {n: data["by_players"][n]["summary"]["games"] for n in ("14", "15")} == {"14": 5, "15": 5}
+    seats = data["by_players"]["15"]["raw"]["seats"]
+    assert seats["villager"] == 5 * 5 and data["overall"]["games"] == 10
+    page = report.read_text(encoding="utf-8")
+    assert '<table class="sweep">' in page and "按玩家人数" in page
