@@ -14,7 +14,8 @@ The generic policy, for any identity of any ruleset:
   good, else votes for a random player not known good;
 - uses a group's shared skill (a 狼群's kill) on a random non-mate, preferring known targets;
 - uses a solo hostile skill (毒药-like) only on a known bad player; a protective skill (守/救/
-  护/盾…) on a known good player, else on a random player not known bad;
+  护/盾…) on a publicly revealed 预言家 (a public post 「甲是预言家」), else a known good player,
+  else a random player not known bad;
 - an investigating skill (预言/查验…) on an unchecked player;
 - answers a targeted prompt (最后一枪-like) only at a known bad player, passes otherwise;
   hands a badge (殉职-like) to a mate, else a known good player, else a random player;
@@ -74,11 +75,32 @@ def classify(result: str) -> int:
     return 0
 
 
+_ROLE_PATTERNS: dict[str, re.Pattern[str] | None] = {}
+
+
+def _role_pattern(ruleset: str) -> re.Pattern[str] | None:
+    """`甲是预言家` in a public post reveals an identity (品茗: 「X是白痴，发动装傻」)."""
+    if ruleset in _ROLE_PATTERNS:
+        return _ROLE_PATTERNS[ruleset]
+    try:
+        names = sorted(get_ruleset(ruleset).role_names.values(), key=len, reverse=True)
+    except KeyError:
+        names = []
+    pattern = None
+    if names:
+        pattern = re.compile(r"([^\s，。、：；！？]+?)是(" + "|".join(re.escape(n) for n in names) + ")")
+    _ROLE_PATTERNS[ruleset] = pattern
+    return pattern
+
+
+
+
 class Knowledge:
     """What one seat knows, from its own events only."""
 
-    def __init__(self, seat: str) -> None:
+    def __init__(self, seat: str, ruleset: str = "") -> None:
         self.seat = seat
+        self._role_re = _role_pattern(ruleset) if ruleset else None
         self.mates: set[str] = set()
         self.good: set[str] = set()
         self.bad: set[str] = set()
@@ -154,6 +176,9 @@ class Knowledge:
                 self._read_post(e.text)
 
     def _read_post(self, text: str) -> None:
+        if self._role_re is not None:
+            for name, role in self._role_re.findall(text):
+                self.revealed.setdefault(name, role)
         m = _CLAIM_RE.search(text)
         if m is None:
             return
@@ -189,7 +214,7 @@ class HeuristicAgent:
         self.role = role
         self.ruleset = ruleset
         self.rng = rng
-        self.k = Knowledge(seat)
+        self.k = Knowledge(seat, ruleset)
         self.decide = REGISTRY.get(ruleset)
 
     def act(self, obs: Observation) -> Command | None:
@@ -331,8 +356,14 @@ def generic_decide(agent: HeuristicAgent, obs: Observation) -> Command | None:
             pool = [t for t in candidates if t not in k.checked and t not in friends]
             target = agent.pick(pool)
         elif _is(sid, spec.name, _PROTECTIVE):
+            # a publicly known 预言家 first (守卫 protects the seer once known), then known good players
+            seers = [t for t in candidates if "预言" in k.revealed.get(t, "") and t not in k.bad and t != agent.seat]
             good = [t for t in candidates if t in k.good and t != agent.seat]
-            target = agent.pick(good) or agent.pick([t for t in candidates if t not in k.bad and t != agent.seat])
+            target = (
+                agent.pick(seers)
+                or agent.pick(good)
+                or agent.pick([t for t in candidates if t not in k.bad and t != agent.seat])
+            )
         elif spec.audience.startswith("group:"):
             target = agent.hostile_target(candidates)
         else:
