@@ -76,10 +76,11 @@ def _simulate(args: argparse.Namespace) -> int:
             options=options,
             max_phases=args.max_phases,
         )
-        if args.jobs < 1:
+        if args.jobs is not None and args.jobs < 1:
             raise ValueError("--jobs 至少为 1")
+        jobs = args.jobs if args.jobs is not None else (1 if args.backend == "local" else 0)
         progress = sys.stderr.isatty() if args.progress is None else args.progress
-        result = simulate(config, jobs=args.jobs, backend=args.backend, address=args.address, progress=progress)
+        result = simulate(config, jobs=jobs, backend=args.backend, address=args.address, progress=progress)
     except KeyError as exc:
         print(f"banshe: 未知的规则 {exc}", file=sys.stderr)
         return 2
@@ -142,7 +143,9 @@ def build_parser() -> argparse.ArgumentParser:
         default="random",
         help="random、heuristic，或外部智能体 模块:名称 / 文件.py:名称（工厂签名 (seat, role, ruleset, rng)）",
     )
-    s.add_argument("--jobs", type=int, default=1, help="本地进程数（ray 后端：本地 Ray 实例的 CPU 数）")
+    s.add_argument(
+        "--jobs", type=int, default=None, help="本地进程数（默认 1）；ray 后端：本地 Ray 实例的 CPU 数（默认全部）"
+    )
     s.add_argument("--backend", choices=["local", "ray"], default="local")
     s.add_argument("--address", default=None, help="Ray 集群地址（ray.init(address=...)）；缺省时启动本地实例")
     s.add_argument("--seed", type=int, default=1)

@@ -17,11 +17,12 @@ command line as `package.module:Name` or `path/to/file.py:Name` (see `load_polic
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.util
 import random
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -110,13 +111,6 @@ BUILTIN_POLICIES: dict[str, AgentFactory] = {
     "heuristic": _heuristic_factory,
 }
 
-# the policies that need no per-seat knowledge of events (the driver may skip event cursors)
-_EVENT_FREE = {"random"}
-
-
-def needs_events(spec: str) -> bool:
-    return spec not in _EVENT_FREE
-
 
 def load_policy(spec: str) -> AgentFactory:
     """`random`, `heuristic`, `package.module:Name` or `path/to/file.py:Name`.
@@ -132,7 +126,7 @@ def load_policy(spec: str) -> AgentFactory:
     try:
         if module_part.endswith(".py"):
             path = Path(module_part).resolve()
-            mod_name = "banshe_external_" + str(abs(hash(str(path))))
+            mod_name = "banshe_external_" + hashlib.sha1(str(path).encode()).hexdigest()[:12]
             module = sys.modules.get(mod_name)
             if module is None:
                 loader_spec = importlib.util.spec_from_file_location(mod_name, path)
@@ -150,8 +144,3 @@ def load_policy(spec: str) -> AgentFactory:
         raise ValueError(f"策略“{spec}”不是可调用对象")
     return factory  # type: ignore[no-any-return]
 
-
-def make_agents(
-    factory: AgentFactory, seats: Sequence[str], roles: Sequence[str], ruleset: str, rng: random.Random
-) -> dict[str, Agent]:
-    return {seat: factory(seat, role, ruleset, rng) for seat, role in zip(seats, roles, strict=True)}

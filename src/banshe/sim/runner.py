@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import math
 import multiprocessing as mp
+import os
 import signal
 import sys
 import time
@@ -269,7 +270,7 @@ def _run_ray(
         if address:
             ray.init(address=address, **kwargs)
         else:
-            ray.init(num_cpus=max(1, jobs), **kwargs)
+            ray.init(num_cpus=jobs if jobs > 0 else None, **kwargs)
         started_here = True
     remote = ray.remote(num_cpus=1)(run_task)
     pending = [remote.remote(task) for task in tasks]
@@ -296,10 +297,12 @@ def simulate(
     slice_size: int | None = None,
     stream: TextIO | None = None,
 ) -> SimResult:
-    """Play `config.games` games at each player count. Ctrl-C stops and returns what finished."""
+    """Play `config.games` games at each player count. Ctrl-C stops and returns what finished.
+
+    `jobs`: local processes; for Ray, the CPUs of a local instance (0: all of this machine's)."""
     config.check()
     total = config.games * len(config.players)
-    tasks = make_tasks(config, slice_size or auto_slice(total, jobs))
+    tasks = make_tasks(config, slice_size or auto_slice(total, jobs or (os.cpu_count() or 1)))
     result = SimResult(config, {n: Stats() for n in config.players}, jobs=jobs, backend=backend)
     bar = Progress(total, progress, stream)
     started = time.perf_counter()
