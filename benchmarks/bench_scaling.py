@@ -60,13 +60,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  ray {jobs} CPUs: {games} games, {r['wall_s']:.1f}s, {r['games_per_s']:.1f} games/s", flush=True)
     base = next((r["games_per_s"] for name, j, r in rows if j == 1 and name.startswith("local")), rate1)
     print()
-    print("| run | games | wall s | games/s | speed-up | per process |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    print("| run | games | wall s | games/s | speed-up | per process | games/CPU-s |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for name, jobs, r in rows:
         speedup = r["games_per_s"] / base
         print(
             f"| {name} | {int(r['games']):,} | {r['wall_s']:.1f} | {r['games_per_s']:,.0f} | "
-            f"{speedup:.2f}× | {100 * speedup / jobs:.0f}% |"
+            f"{speedup:.2f}× | {100 * speedup / jobs:.0f}% | {r['games_per_cpu_s']:,.0f} |"
         )
     peak = max((r["peak_rss_mb"] for _n, _j, r in rows), default=calib["peak_rss_mb"])
     print(f"\npeak RSS of the largest process: {peak:.0f} MB; whole benchmark {time.perf_counter() - started:.0f}s")

@@ -51,9 +51,12 @@ def run_cli(ruleset: str, games: int, policy: str, jobs: int, backend: str, seed
             "--out",
             str(out),
         ]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
         wall = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
         data = json.loads(out.read_text(encoding="utf-8"))
     peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     return {
@@ -61,6 +64,8 @@ def run_cli(ruleset: str, games: int, policy: str, jobs: int, backend: str, seed
         "wall_s": wall,
         "games_per_s": data["games"] / wall,
         "inner_games_per_s": float(data["run"]["games_per_s"] or 0.0),
+        "cpu_s": cpu,
+        "games_per_cpu_s": data["games"] / cpu if cpu > 0 else 0.0,
         "peak_rss_mb": peak_mb,
     }
 
@@ -118,6 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"ruleset={args.ruleset} policy={args.policy} games={games} jobs={args.jobs} backend={args.backend}")
     inner = r["inner_games_per_s"]
     print(f"whole process: {r['wall_s']:.2f}s  {r['games_per_s']:.1f} games/s  (inside simulate: {inner})")
+    print(f"CPU time of the process tree: {r['cpu_s']:.2f}s = {r['games_per_cpu_s']:.1f} games per CPU-second")
     print(f"peak RSS of the largest child process: {r['peak_rss_mb']:.1f} MB")
     return 0
 
