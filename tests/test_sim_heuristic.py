@@ -121,13 +121,19 @@ def test_generic_fallback_plays_sensibly(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.delitem(REGISTRY, "pinming")
     games = _games(12, seed=8)
     _check_common(games)
+    saves = 0
     for state, _ in games:
+        kills = [cmd["targets"][0] for p, cmd in _accepted(state) if cmd["skill"] == "kill" and p == "第1夜"]
+        # a protective skill goes to the player the 通灵 list says is attacked tonight
+        antidotes = [cmd["targets"][0] for p, cmd in _accepted(state) if cmd["skill"] == "antidote" and p == "第1夜"]
+        saves += bool(kills and antidotes == [kills[-1]])
         accepted = _accepted(state)
         # generic: a solo hostile skill (毒药) only ever hits a player its owner knows is bad
         assert all(cmd["skill"] != "poison" or _published_bad(state, cmd["targets"][0]) for _p, cmd in accepted)
         assert not any(cmd["skill"] in ("duel", "surrender") for _p, cmd in accepted)
         assert any(cmd["skill"] == "kill" for _p, cmd in accepted)
         assert state.winner is not None
+    assert saves > 0
 
 
 def _published_bad(state: GameState, name: str) -> bool:

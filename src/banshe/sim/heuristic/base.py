@@ -13,9 +13,12 @@ The generic policy, for any identity of any ruleset:
   with nothing known it follows the day's leading candidate when that player is not known
   good, else votes for a random player not known good;
 - uses a group's shared skill (a 狼群's kill) on a random non-mate, preferring known targets;
-- uses a solo hostile skill (毒药-like) only on a known bad player; a protective skill (守/救/
-  护/盾…) on a publicly revealed 预言家 (a public post 「甲是预言家」), else a known good player,
-  else a random player not known bad;
+- uses a solo hostile skill (毒药-like) only on a known bad player; a protective skill (守/救/解/
+  护/盾…) on a player it was told is attacked tonight (a 通灵-like list), else a publicly
+  revealed 预言家 (a public post 「甲是预言家」), else a known good player, else a random player
+  not known bad;
+- reads an investigation's result (预言/查验…) as village when it says 村民/好人, else as
+  another camp (狼人, 吹笛者, 吸血鬼…), and votes accordingly;
 - an investigating skill (预言/查验…) on an unchecked player;
 - answers a targeted prompt (最后一枪-like) only at a known bad player, passes otherwise;
   hands a badge (殉职-like) to a mate, else a known good player, else a random player;
@@ -62,7 +65,7 @@ def register(ruleset_id: str) -> Callable[[Decide], Decide]:
 
 CLAIM_PREFIX = "【查验】"
 _CLAIM_RE = re.compile(r"【查验】([^\n]*)")
-_PROTECTIVE = ("protect", "guard", "save", "heal", "antidote", "shield", "守", "救", "护", "保", "盾", "治")
+_PROTECTIVE = ("protect", "guard", "save", "heal", "antidote", "shield", "守", "救", "解", "护", "保", "盾", "治")
 _INVESTIGATE = ("check", "inspect", "divine", "查", "验", "预言", "占卜")
 
 
@@ -154,6 +157,8 @@ class Knowledge:
                 skill = str(data.get("skill"))
                 if isinstance(result, str) and target:
                     verdict = classify(result)
+                    if verdict == 0 and result.strip() and _is("", skill, _INVESTIGATE):
+                        verdict = -1  # an investigation that does not say village: another camp
                     self.checked.add(target)
                     self.checks.append((target, result))
                     if verdict < 0:
@@ -356,11 +361,20 @@ def generic_decide(agent: HeuristicAgent, obs: Observation) -> Command | None:
             pool = [t for t in candidates if t not in k.checked and t not in friends]
             target = agent.pick(pool)
         elif _is(sid, spec.name, _PROTECTIVE):
-            # a publicly known 预言家 first (守卫 protects the seer once known), then known good players
+            # a player it was told is attacked tonight (通灵-like lists), then a publicly known 预言家
+            # (守卫 protects the seer once known), then known good players
+            told = [
+                t
+                for skill_name, names in k.lists.items()
+                if k.lists_phase.get(skill_name) == obs.phase.label
+                for t in names
+                if t in candidates and t != agent.seat and t not in k.bad
+            ]
             seers = [t for t in candidates if "预言" in k.revealed.get(t, "") and t not in k.bad and t != agent.seat]
             good = [t for t in candidates if t in k.good and t != agent.seat]
             target = (
-                agent.pick(seers)
+                (told[0] if told else None)
+                or agent.pick(seers)
                 or agent.pick(good)
                 or agent.pick([t for t in candidates if t not in k.bad and t != agent.seat])
             )
