@@ -355,3 +355,23 @@ def test_player_count_sweep_and_its_report(tmp_path: Path, monkeypatch: pytest.M
     assert seats["villager"] == 5 * 5 and data["overall"]["games"] == 10
     page = report.read_text(encoding="utf-8")
     assert '<table class="sweep">' in page and "按玩家人数" in page
+
+
+def test_progress_bar_shows_games_rate_and_eta() -> None:
+    import io
+
+    from banshe.sim.runner import Progress
+
+    stream = io.StringIO()
+    bar = Progress(200, True, stream)
+    bar.update(50, force=True)
+    bar.update(200, force=True)
+    bar.close()
+    text = stream.getvalue()
+    assert "50/200 局" in text and "200/200 局" in text and "局/秒" in text and "剩余" in text
+    assert text.endswith("\n") and "[" + "#" * 24 + "]" in text
+    quiet = io.StringIO()
+    off = Progress(10, False, quiet)
+    off.update(5, force=True)
+    off.close()
+    assert quiet.getvalue() == ""
