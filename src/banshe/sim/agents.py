@@ -45,6 +45,9 @@ class Observation:
     - `legal`: the legal commands (for skills with many targets, a sample of legal target tuples);
     - `alive`: the seats still in the game, `sheriff`: the badge holder (both public);
     - `groups`: the groups (狼群…) this seat belongs to, with their members.
+
+    `alive`, `sheriff`, `groups`, `view()` and `new_events()` are computed when asked (the
+    random policy asks for none of them), so read them inside `act`, not later.
     """
 
     seat: str
@@ -54,10 +57,25 @@ class Observation:
     stage: int
     prompt: str | None
     legal: list[Command]
-    alive: tuple[str, ...]
-    sheriff: str | None
-    groups: dict[str, tuple[str, ...]]
     _env: GameEnv | None = field(default=None, repr=False)
+    _alive: tuple[str, ...] | None = field(default=None, repr=False)
+
+    @property
+    def alive(self) -> tuple[str, ...]:
+        if self._alive is None:
+            self._alive = tuple(self._env.state.alive_names()) if self._env is not None else ()
+        return self._alive
+
+    @property
+    def sheriff(self) -> str | None:
+        return self._env.state.sheriff if self._env is not None else None
+
+    @property
+    def groups(self) -> dict[str, tuple[str, ...]]:
+        if self._env is None:
+            return {}
+        seat = self.seat
+        return {g: m for g, m in self._env.state.groups.items() if seat in m}
 
     def view(self) -> dict[str, Any]:
         """This seat's view: exactly the engine's `view(state, seat)`."""

@@ -127,9 +127,6 @@ class GameEnv:
             stage=st.stage,
             prompt=prompt.skill if prompt is not None else None,
             legal=legal,
-            alive=tuple(st.alive_names()),
-            sheriff=st.sheriff,
-            groups={g: m for g, m in st.groups.items() if seat in m},
             _env=self,
         )
         self._prompt = prompt
