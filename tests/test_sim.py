@@ -375,3 +375,13 @@ def test_progress_bar_shows_games_rate_and_eta() -> None:
     off.update(5, force=True)
     off.close()
     assert quiet.getvalue() == ""
+
+
+def test_report_is_written_without_a_cjk_font(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from banshe.sim import report as report_module
+
+    monkeypatch.setattr(report_module, "CJK_FONTS", ["No Such Font For Banshe"])
+    result = simulate(SimConfig("pinming", 3, (14,)), jobs=1).to_json()
+    page = report_module.render_report(result)
+    assert page.count("data:image/png;base64,") == 3
+    assert "未找到中文字体" in page and '<table class="wins">' in page
