@@ -385,3 +385,26 @@ def test_report_is_written_without_a_cjk_font(tmp_path: Path, monkeypatch: pytes
     page = report_module.render_report(result)
     assert page.count("data:image/png;base64,") == 3
     assert "未找到中文字体" in page and '<table class="wins">' in page
+
+
+class _BrokenSeer(RandomAgent):
+    """Raises whenever the 预言家 sits in seat 3: a buggy agent in some games only."""
+
+    def act(self, obs: Observation) -> Command | None:
+        if obs.seat == "3号" and obs.role == "seer":
+            raise RuntimeError("broken agent")
+        return super().act(obs)
+
+
+def test_a_game_that_raises_is_counted_not_fatal(capsys: pytest.CaptureFixture[str]) -> None:
+    config = SimConfig("pinming", 30, (14,), policy=f"{__name__}:_BrokenSeer")
+    one = simulate(config, jobs=1, slice_size=7)
+    two = simulate(config, jobs=2, slice_size=4)
+    assert one.errors > 0 and one.games + one.errors == 30
+    data = one.to_json()
+    samples = data["by_players"]["14"]["summary"]["error_samples"]
+    assert samples and all(s["error"] == "RuntimeError: broken agent" for s in samples)
+    assert [s["game"] for s in samples] == sorted(s["game"] for s in samples)
+    assert _games_only(data) == _games_only(two.to_json())
+    assert main(["simulate", "--games", "10", "--policy", f"{__name__}:_BrokenSeer"]) == 0
+    assert "异常" in capsys.readouterr().err

@@ -97,6 +97,11 @@ def _simulate(args: argparse.Namespace) -> int:
 
         write_report(data, args.report)
     sys.stdout.write(_summary_text(data))
+    if result.errors:
+        samples = [s for entry in data["by_players"].values() for s in entry["summary"]["error_samples"]]
+        print(f"banshe: 警告：{result.errors} 局因异常中止（未计入统计），例如：", file=sys.stderr)
+        for s in samples[:5]:
+            print(f"  {s['players']}人 第{s['game']}局（--seed {config.seed}）：{s['error']}", file=sys.stderr)
     return 130 if result.interrupted else 0
 
 

@@ -125,7 +125,11 @@ def run_task(task: Task) -> tuple[int, Stats]:
     options = dict(config.options) or None
     stats = Stats()
     for i in range(start, end):
-        env = play_game(rs_id, names, game_seed(config.seed, count, i), factory, options, config.max_phases)
+        try:
+            env = play_game(rs_id, names, game_seed(config.seed, count, i), factory, options, config.max_phases)
+        except Exception as exc:  # an engine or agent bug in one game must not lose the whole run
+            stats.add_error(count, i, exc)
+            continue
         stats.add_game(env.state, env.refused)
     return count, stats
 
@@ -191,6 +195,10 @@ class SimResult:
     def games(self) -> int:
         return sum(s.games for s in self.by_players.values())
 
+    @property
+    def errors(self) -> int:
+        return sum(s.errors for s in self.by_players.values())
+
     def overall(self) -> Stats:
         total = Stats()
         for s in self.by_players.values():
@@ -210,6 +218,7 @@ class SimResult:
             "players": counts,
             "games_requested": self.config.games * len(self.config.players),
             "games": self.games,
+            "errors": self.errors,
             "interrupted": self.interrupted,
             "by_players": {
                 str(n): {"summary": summarize(self.by_players[n], rs.id), "raw": self.by_players[n].to_json()}
@@ -310,7 +319,7 @@ def simulate(
     def on_result(item: tuple[int, Stats]) -> None:
         count, stats = item
         result.by_players[count].merge(stats)
-        bar.update(result.games)
+        bar.update(result.games + result.errors)
 
     try:
         if backend == "local":
@@ -322,7 +331,7 @@ def simulate(
     except KeyboardInterrupt:
         result.interrupted = True
     result.elapsed_s = time.perf_counter() - started
-    bar.update(result.games, force=True)
+    bar.update(result.games + result.errors, force=True)
     bar.close()
     return result
 

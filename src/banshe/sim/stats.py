@@ -20,6 +20,7 @@ from ..engine.events import ACCEPTED, ANNOUNCE, FEEDBACK, LOST, OUT
 from ..engine.model import GameState
 from ..engine.registry import get_ruleset
 
+MAX_ERROR_SAMPLES = 5
 Z95 = 1.959963984540054  # the 97.5% quantile of the standard normal
 
 
@@ -60,6 +61,8 @@ class Stats:
 
     games: int = 0
     unfinished: int = 0  # games cut off at the phase limit (no winner)
+    errors: int = 0  # games stopped by an exception (engine or agent); not in `games`
+    error_samples: list[tuple[int, int, str]] = field(default_factory=list)  # (players, index, error)
     refused: int = 0  # commands agents posted that the engine refused
     commands: int = 0
     wins: Counter[str] = field(default_factory=Counter)  # camp id
@@ -122,9 +125,17 @@ class Stats:
         if extractor is not None:
             extractor(state, effects)
 
+    def add_error(self, players: int, index: int, exc: BaseException) -> None:
+        """A game that raised: counted, and the first few kept (by game index) to reproduce it."""
+        self.errors += 1
+        self.error_samples.append((players, index, f"{type(exc).__name__}: {exc}"[:300]))
+        self.error_samples = sorted(self.error_samples)[:MAX_ERROR_SAMPLES]
+
     def merge(self, other: Stats) -> None:
         self.games += other.games
         self.unfinished += other.unfinished
+        self.errors += other.errors
+        self.error_samples = sorted(self.error_samples + other.error_samples)[:MAX_ERROR_SAMPLES]
         self.refused += other.refused
         self.commands += other.commands
         self.wins.update(other.wins)
@@ -146,6 +157,8 @@ class Stats:
         return {
             "games": self.games,
             "unfinished": self.unfinished,
+            "errors": self.errors,
+            "error_samples": [list(s) for s in self.error_samples],
             "refused": self.refused,
             "commands": self.commands,
             "wins": srt(self.wins),
@@ -164,6 +177,8 @@ class Stats:
         s = Stats(
             games=int(data["games"]),
             unfinished=int(data["unfinished"]),
+            errors=int(data.get("errors", 0)),
+            error_samples=[(int(p), int(i), str(t)) for p, i, t in data.get("error_samples", [])],
             refused=int(data["refused"]),
             commands=int(data["commands"]),
         )
@@ -239,6 +254,8 @@ def summarize(stats: Stats, ruleset_id: str) -> dict[str, Any]:
     return {
         "games": n,
         "unfinished": stats.unfinished,
+        "errors": stats.errors,
+        "error_samples": [{"players": p, "game": i, "error": t} for p, i, t in stats.error_samples],
         "refused": stats.refused,
         "commands_per_game": stats.commands / n if n else 0.0,
         "win_rates": win_rows,
