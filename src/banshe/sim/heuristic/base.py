@@ -10,8 +10,9 @@ The generic policy, for any identity of any ruleset:
 
 - never targets its own known group mates (or itself) with a skill, nor votes for them;
 - votes for players its own feedback (or a published check) says are wolves / non-village;
-  with nothing known it follows the day's leading candidate when that player is not known
-  good, else votes for a random player not known good;
+  with nothing known it follows the sheriff's vote (带队; a pack follows only a mate), else
+  the day's leading candidate when that player is not known good, else a random player not
+  known good; it changes its vote only to a known bad player or to the sheriff's lead;
 - uses a group's shared skill (a 狼群's kill) on a random non-mate, preferring known targets;
 - uses a solo hostile skill (毒药-like) only on a known bad player; a protective skill (守/救/解/
   护/盾…) on a player it was told is attacked tonight (a 通灵-like list), else a publicly
@@ -270,10 +271,14 @@ class HeuristicAgent:
         options = [t for t in candidates if t != ABSTAIN]
         bad = [t for t in options if t in self.k.bad and t not in friends]
         current = self.k.votes.get(self.seat)
+        pool = {t for t in options if t not in friends and t not in self.k.good}
+        led = self._sheriff_lead(obs, pool)
         if skill == CHANGE_VOTE:
-            # change only to put the vote on a known bad player
+            # change to put the vote on a known bad player, or to follow the sheriff's lead (带队)
             if bad and current not in bad:
                 return self.command(CHANGE_VOTE, self.rng.choice(bad))
+            if not bad and led is not None and current != led and not prefer:
+                return self.command(CHANGE_VOTE, led)
             return None
         if bad:
             return self.command(VOTE, self.rng.choice(bad))
@@ -281,12 +286,24 @@ class HeuristicAgent:
             chosen = [t for t in prefer if t in options]
             if chosen:
                 return self.command(VOTE, chosen[0])
-        pool = {t for t in options if t not in friends and t not in self.k.good}
+        if led is not None:
+            return self.command(VOTE, led)
         leader = self.k.leader(pool)
         if leader is not None:
             return self.command(VOTE, leader)
         target = self.pick(sorted(pool, key=options.index))
         return self.command(VOTE, target if target is not None else ABSTAIN)
+
+    def _sheriff_lead(self, obs: Observation, pool: set[str]) -> str | None:
+        """The sheriff's vote today, when the sheriff is a mate or not known bad (the town follows
+        the badge: 带队), and the target is one this seat could vote for."""
+        sheriff = obs.sheriff
+        if sheriff is None or sheriff == self.seat or sheriff in self.k.bad:
+            return None
+        if self.k.mates and sheriff not in self.k.mates:
+            return None  # a pack follows only its own
+        target = self.k.votes.get(sheriff)
+        return target if target in pool else None
 
     def publish_checks(self, obs: Observation) -> Command | None:
         """遗言: publish own checks so the town can use them."""
