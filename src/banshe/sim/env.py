@@ -143,6 +143,8 @@ class GameEnv:
                     self.step(None)
             else:
                 self._director(PROMPT_TIMEOUT)
+            if st.prompts and st.prompts[0] is head:
+                return  # the rules refused even the timeout: leave it to the phase's 关门
 
     def _ask(self, seat: str) -> Iterator[str]:
         if self._prepare(seat, None):
