@@ -408,3 +408,16 @@ def test_a_game_that_raises_is_counted_not_fatal(capsys: pytest.CaptureFixture[s
     assert _games_only(data) == _games_only(two.to_json())
     assert main(["simulate", "--games", "10", "--policy", f"{__name__}:_BrokenSeer"]) == 0
     assert "异常" in capsys.readouterr().err
+
+
+def test_role_policy_overrides_one_identity(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "mixed.json"
+    policy = f"{__name__}:_AbstainVoter"
+    args = ["simulate", "--games", "6", "--policy", "heuristic", "--role-policy", f"狼人={policy}", "--out", str(out)]
+    assert main(args) == 0
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["role_policies"] == {"狼人": policy}
+    uses = data["by_players"]["14"]["raw"]["skill_uses"]
+    assert "kill" not in uses and "check" in uses  # the wolves only abstain; the 预言家 still checks
+    assert "狼人=" in capsys.readouterr().out
+    assert main(["simulate", "--games", "2", "--role-policy", "狼=random"]) == 2

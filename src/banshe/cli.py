@@ -67,6 +67,14 @@ def _simulate(args: argparse.Namespace) -> int:
         rs = find_ruleset(args.ruleset)
         counts = parse_player_counts(args.players) if args.players else (default_player_count(rs.id),)
         options = tuple(_parse_option(o) for o in args.option)
+        role_policies = []
+        for item in args.role_policy:
+            role_name, sep, spec = item.partition("=")
+            role = rs.role_id(role_name.strip())
+            if not sep or role is None or not spec:
+                roles = "、".join(rs.role_names.values())
+                raise ValueError(f"--role-policy 格式应为 身份=策略（{rs.name}的身份：{roles}）")
+            role_policies.append((role, spec.strip()))
         config = SimConfig(
             ruleset=rs.id,
             games=args.games,
@@ -75,6 +83,7 @@ def _simulate(args: argparse.Namespace) -> int:
             seed=args.seed,
             options=options,
             max_phases=args.max_phases,
+            role_policies=tuple(role_policies),
         )
         if args.jobs is not None and args.jobs < 1:
             raise ValueError("--jobs 至少为 1")
@@ -108,8 +117,12 @@ def _simulate(args: argparse.Namespace) -> int:
 def _summary_text(data: dict[str, object]) -> str:
     run = data["run"]
     assert isinstance(run, dict)
+    role_policies = data.get("role_policies") or {}
+    assert isinstance(role_policies, dict)
     lines = [
-        f"【{data['ruleset_name']}】策略 {data['policy']}，完成 {data['games']:,} 局"
+        f"【{data['ruleset_name']}】策略 {data['policy']}"
+        + "".join(f"，{role}={spec}" for role, spec in role_policies.items())
+        + f"，完成 {data['games']:,} 局"
         + ("（已中断）" if data["interrupted"] else "")
         + f"，用时 {run['elapsed_s']} 秒，{run['games_per_s']} 局/秒（{run['backend']}，{run['jobs']} 进程）"
     ]
@@ -147,6 +160,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--policy",
         default="random",
         help="random、heuristic，或外部智能体 模块:名称 / 文件.py:名称（工厂签名 (seat, role, ruleset, rng)）",
+    )
+    s.add_argument(
+        "--role-policy",
+        action="append",
+        default=[],
+        metavar="身份=策略",
+        help="某一身份改用另一策略（如 狼人=random），可重复",
     )
     s.add_argument(
         "--jobs", type=int, default=None, help="本地进程数（默认 1）；ray 后端：本地 Ray 实例的 CPU 数（默认全部）"

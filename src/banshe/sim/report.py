@@ -208,7 +208,9 @@ def render_report(result: dict[str, Any]) -> str:
     run = result.get("run", {})
     title = f"{result['ruleset_name']} 平衡模拟报告"
     meta = (
-        f"规则：{result['ruleset_name']}　策略：{result['policy']}　对局：{result['games']:,}"
+        f"规则：{result['ruleset_name']}　策略：{result['policy']}"
+        + "".join(f"（{role}：{spec}）" for role, spec in (result.get("role_policies") or {}).items())
+        + f"　对局：{result['games']:,}"
         f"（请求 {result['games_requested']:,}）　玩家人数：{'、'.join(str(n) for n in counts)}"
         f"　种子：{result['seed']}"
     )

@@ -11,6 +11,7 @@ import importlib
 import math
 import multiprocessing as mp
 import os
+import random
 import signal
 import sys
 import time
@@ -19,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from ..engine.registry import find_ruleset
-from .agents import AgentFactory, load_policy
+from .agents import Agent, AgentFactory, load_policy
 from .env import play_game
 from .stats import Stats, summarize
 
@@ -65,8 +66,6 @@ def parse_player_counts(text: str) -> tuple[int, ...]:
 
 def default_player_count(ruleset: str) -> int:
     """The smallest count the ruleset can deal at random (品茗: its standard 14)."""
-    import random
-
     rs = find_ruleset(ruleset)
     for n in range(rs.min_players, rs.max_players + 1):
         try:
@@ -88,6 +87,7 @@ class SimConfig:
     seed: int = 1
     options: tuple[tuple[str, Any], ...] = ()
     max_phases: int = 200
+    role_policies: tuple[tuple[str, str], ...] = ()  # (role id, policy) overriding `policy` for that identity
 
     def check(self) -> None:
         """Raise ValueError (Chinese) for a configuration that cannot run, before any worker starts."""
@@ -95,8 +95,10 @@ class SimConfig:
         if self.games <= 0:
             raise ValueError("对局数必须为正整数")
         load_policy(self.policy)
-        import random
-
+        for role, spec in self.role_policies:
+            if role not in rs.role_names:
+                raise ValueError(f"{rs.name}没有身份“{role}”")
+            load_policy(spec)
         for n in self.players:
             if not rs.min_players <= n <= rs.max_players:
                 raise ValueError(f"{rs.name}需要{rs.min_players}到{rs.max_players}名玩家，不能模拟{n}人局")
@@ -112,14 +114,25 @@ Task = tuple[SimConfig, int, int, int]  # config, player count, first game index
 _FACTORIES: dict[str, AgentFactory] = {}
 
 
+def _factory(spec: str) -> AgentFactory:
+    factory = _FACTORIES.get(spec)
+    if factory is None:
+        factory = _FACTORIES[spec] = load_policy(spec)
+    return factory
+
+
 def run_task(task: Task) -> tuple[int, Stats]:
     """Play games [start, end) at one player count; return their aggregates."""
     from . import effects  # noqa: F401  (registers the per-ruleset effect counters)
 
     config, count, start, end = task
-    factory = _FACTORIES.get(config.policy)
-    if factory is None:
-        factory = _FACTORIES[config.policy] = load_policy(config.policy)
+    factory = _factory(config.policy)
+    if config.role_policies:
+        by_role = {role: _factory(spec) for role, spec in config.role_policies}
+        default = factory
+
+        def factory(seat: str, role: str, ruleset: str, rng: random.Random) -> Agent:
+            return by_role.get(role, default)(seat, role, ruleset, rng)
     rs_id = find_ruleset(config.ruleset).id
     names = seat_names(count)
     options = dict(config.options) or None
@@ -213,6 +226,7 @@ class SimResult:
             "ruleset": rs.id,
             "ruleset_name": rs.name,
             "policy": self.config.policy,
+            "role_policies": {rs.role_name(r): p for r, p in self.config.role_policies},
             "seed": self.config.seed,
             "options": dict(self.config.options),
             "players": counts,
