@@ -121,6 +121,15 @@ def _factory(spec: str) -> AgentFactory:
     return factory
 
 
+def _mixed(default: AgentFactory, by_role: dict[str, AgentFactory]) -> AgentFactory:
+    """One factory that hands each identity its own policy (`--role-policy`)."""
+
+    def factory(seat: str, role: str, ruleset: str, rng: random.Random) -> Agent:
+        return by_role.get(role, default)(seat, role, ruleset, rng)
+
+    return factory
+
+
 def run_task(task: Task) -> tuple[int, Stats]:
     """Play games [start, end) at one player count; return their aggregates."""
     from . import effects  # noqa: F401  (registers the per-ruleset effect counters)
@@ -128,11 +137,7 @@ def run_task(task: Task) -> tuple[int, Stats]:
     config, count, start, end = task
     factory = _factory(config.policy)
     if config.role_policies:
-        by_role = {role: _factory(spec) for role, spec in config.role_policies}
-        default = factory
-
-        def factory(seat: str, role: str, ruleset: str, rng: random.Random) -> Agent:
-            return by_role.get(role, default)(seat, role, ruleset, rng)
+        factory = _mixed(factory, {role: _factory(spec) for role, spec in config.role_policies})
     rs_id = find_ruleset(config.ruleset).id
     names = seat_names(count)
     options = dict(config.options) or None
