@@ -97,8 +97,6 @@ def _role_pattern(ruleset: str) -> re.Pattern[str] | None:
     return pattern
 
 
-
-
 class Knowledge:
     """What one seat knows, from its own events only."""
 
@@ -161,7 +159,8 @@ class Knowledge:
                     if verdict == 0 and result.strip() and _is("", skill, _INVESTIGATE):
                         verdict = -1  # an investigation that does not say village: another camp
                     self.checked.add(target)
-                    self.checks.append((target, result))
+                    if verdict != 0:
+                        self.checks.append((target, result))  # what the 遗言 will publish
                     if verdict < 0:
                         self.bad.add(target)
                         self.good.discard(target)
