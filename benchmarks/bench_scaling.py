@@ -3,6 +3,8 @@
     .venv/bin/python benchmarks/bench_scaling.py                      # --jobs 1,2,4,8,16 and ray
     .venv/bin/python benchmarks/bench_scaling.py --jobs 1,2 --no-ray  # what a 2-core machine allows
 
+On a fresh machine: `bash scripts/setup.sh && .venv/bin/pip install -q -e '.[ray]'` first.
+
 It first calibrates one process on a few hundred games, then sizes every run to last about
 `--seconds` (10 by default), so the whole script takes well under 4 minutes on a 16-core
 machine (about 6 runs × (10 s + start-up) + Ray's own start-up). Each run is a separate
@@ -34,6 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--calibrate", type=int, default=300, help="games in the one-process calibration run")
     ap.add_argument("--ray-jobs", type=int, default=0, help="CPUs of the local Ray instance (default: largest --jobs)")
     ap.add_argument("--no-ray", action="store_true")
+    ap.add_argument("--budget", type=float, default=200.0, help="skip the remaining runs after this many seconds")
     args = ap.parse_args(argv)
     jobs_list = [int(j) for j in args.jobs.split(",") if j.strip()]
     cpus = os.cpu_count() or 1
@@ -45,12 +48,17 @@ def main(argv: list[str] | None = None) -> int:
     print(f"calibration: {args.calibrate} games in {wall:.1f}s = {rate1:.1f} games/s (1 process)", flush=True)
     rows: list[tuple[str, int, dict[str, float]]] = []
     for jobs in jobs_list:
+        if time.perf_counter() - started > args.budget:
+            print(f"  local --jobs {jobs}: skipped (over the {args.budget:.0f}s budget)", flush=True)
+            continue
         games = max(50, int(rate1 * min(jobs, cpus) * args.seconds))
         r = run_cli(args.ruleset, games, args.policy, jobs, "local", 1)
         rows.append((f"local --jobs {jobs}", jobs, r))
         print(f"  local --jobs {jobs}: {games} games, {r['wall_s']:.1f}s, {r['games_per_s']:.1f} games/s", flush=True)
     if not args.no_ray:
-        if importlib.util.find_spec("ray") is None:
+        if time.perf_counter() - started > args.budget:
+            print(f"  ray: skipped (over the {args.budget:.0f}s budget)", flush=True)
+        elif importlib.util.find_spec("ray") is None:
             print("  ray: not installed (pip install 'banshe[ray]'), skipped", flush=True)
         else:
             jobs = args.ray_jobs or max(jobs_list)
