@@ -72,9 +72,11 @@ def main(argv: list[str] | None = None) -> int:
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for name, jobs, r in rows:
         speedup = r["games_per_s"] / base
+        # Ray's workers are not this process's children: their CPU time is not counted
+        per_cpu = "—" if name.startswith("ray") else f"{r['games_per_cpu_s']:,.0f}"
         print(
             f"| {name} | {int(r['games']):,} | {r['wall_s']:.1f} | {r['games_per_s']:,.0f} | "
-            f"{speedup:.2f}× | {100 * speedup / jobs:.0f}% | {r['games_per_cpu_s']:,.0f} |"
+            f"{speedup:.2f}× | {100 * speedup / jobs:.0f}% | {per_cpu} |"
         )
     peak = max((r["peak_rss_mb"] for _n, _j, r in rows), default=calib["peak_rss_mb"])
     print(f"\npeak RSS of the largest process: {peak:.0f} MB; whole benchmark {time.perf_counter() - started:.0f}s")
