@@ -17,7 +17,7 @@ RULESETS = [rs.id for rs in all_rulesets()]
 @pytest.mark.parametrize("policy", ["random", "heuristic"])
 def test_ruleset_plays_with_builtin_policy(ruleset: str, policy: str) -> None:
     count = default_player_count(ruleset)
-    result = simulate(SimConfig(ruleset, 4, (count,), policy=policy, seed=2), jobs=1)
+    result = simulate(SimConfig(ruleset, 4, (count,), policy=policy, seed=2, max_phases=80), jobs=1)
     stats = result.by_players[count]
     assert stats.errors == 0, stats.error_samples
     assert stats.games == 4
