@@ -5,7 +5,8 @@
   for a player it found 非村民阵营; hands the badge to a player it found 村民阵营; its 遗言
   publishes every check.
 - 狼人: never kills, votes against or shoots a 狼群 mate. Kills a publicly revealed 白痴 first
-  (he cannot be voted out), then the sheriff, else a random non-mate. On 第1天 all wolves vote
+  (he cannot be voted out), then the sheriff, else a random non-mate; once a mate has named
+  the night's target the others agree with it instead of posting another. On 第1天 all wolves vote
   for the same mate (the first living one in seat order) to take the badge; later they follow
   the day's leading non-mate. They agree to 决战 only once they have seen a 狼刀 fail (the
   救药 is spent) and their knives, less one for a possible 毒药 and one for the 猎人, cover every
@@ -185,6 +186,9 @@ def _wolf(agent: HeuristicAgent, obs: Observation, skills: set[str]) -> Any:
         if others and knives - 2 >= len(others):
             return agent.command(DUEL)
     if obs.phase.kind == NIGHT and KILL in skills:
+        standing = k.group_kills.get(obs.phase.label)
+        if standing is not None and standing in obs.alive and standing not in friends:
+            return None  # the pack has already named tonight's target: agree with it
         order = _kill_order(agent, obs, agent.targets(obs, KILL))
         return agent.command(KILL, order[0]) if order else None
     if obs.phase.kind == DAY and VOTE in skills:
