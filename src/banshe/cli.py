@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from collections.abc import Sequence
@@ -118,6 +119,102 @@ def _admin(args: argparse.Namespace) -> int:
     return 0
 
 
+def _parse_option(text: str) -> tuple[str, object]:
+    key, sep, raw = text.partition("=")
+    if not sep or not key:
+        raise ValueError(f"选项格式应为 名称=值：{text}")
+    value: object = raw
+    if raw.lower() in ("true", "是", "yes"):
+        value = True
+    elif raw.lower() in ("false", "否", "no"):
+        value = False
+    else:
+        with contextlib.suppress(ValueError):
+            value = int(raw)
+    return key, value
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    from .engine.registry import find_ruleset
+    from .sim.runner import SimConfig, default_player_count, parse_player_counts, simulate
+
+    try:
+        rs = find_ruleset(args.ruleset)
+        counts = parse_player_counts(args.players) if args.players else (default_player_count(rs.id),)
+        options = tuple(_parse_option(o) for o in args.option)
+        role_policies = []
+        for item in args.role_policy:
+            role_name, sep, spec = item.partition("=")
+            role = rs.role_id(role_name.strip())
+            if not sep or role is None or not spec:
+                roles = "、".join(rs.role_names.values())
+                raise ValueError(f"--role-policy 格式应为 身份=策略（{rs.name}的身份：{roles}）")
+            role_policies.append((role, spec.strip()))
+        config = SimConfig(
+            ruleset=rs.id,
+            games=args.games,
+            players=counts,
+            policy=args.policy,
+            seed=args.seed,
+            options=options,
+            max_phases=args.max_phases,
+            role_policies=tuple(role_policies),
+        )
+        if args.jobs is not None and args.jobs < 1:
+            raise ValueError("--jobs 至少为 1")
+        jobs = args.jobs if args.jobs is not None else (1 if args.backend == "local" else 0)
+        progress = sys.stderr.isatty() if args.progress is None else args.progress
+        result = simulate(config, jobs=jobs, backend=args.backend, address=args.address, progress=progress)
+    except KeyError as exc:
+        print(f"banshe: 未知的规则 {exc}", file=sys.stderr)
+        return 2
+    except (ValueError, RuntimeError) as exc:
+        print(f"banshe: {exc}", file=sys.stderr)
+        return 2
+    data = result.to_json()
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, ensure_ascii=False, indent=1)
+            fh.write("\n")
+    if args.report:
+        from .sim.report import write_report
+
+        write_report(data, args.report)
+    sys.stdout.write(_summary_text(data))
+    if result.errors:
+        samples = [s for entry in data["by_players"].values() for s in entry["summary"]["error_samples"]]
+        print(f"banshe: 警告：{result.errors} 局因异常中止（未计入统计），例如：", file=sys.stderr)
+        for s in samples[:5]:
+            print(f"  {s['players']}人 第{s['game']}局（--seed {config.seed}）：{s['error']}", file=sys.stderr)
+    return 130 if result.interrupted else 0
+
+
+def _summary_text(data: dict[str, object]) -> str:
+    run = data["run"]
+    assert isinstance(run, dict)
+    role_policies = data.get("role_policies") or {}
+    assert isinstance(role_policies, dict)
+    lines = [
+        f"【{data['ruleset_name']}】策略 {data['policy']}"
+        + "".join(f"，{role}={spec}" for role, spec in role_policies.items())
+        + f"，完成 {data['games']:,} 局"
+        + ("（已中断）" if data["interrupted"] else "")
+        + f"，用时 {run['elapsed_s']} 秒，{run['games_per_s']} 局/秒（{run['backend']}，{run['jobs']} 进程）"
+    ]
+    by_players = data["by_players"]
+    assert isinstance(by_players, dict)
+    for n, entry in by_players.items():
+        s = entry["summary"]
+        if not s["games"]:
+            continue
+        rates = "，".join(
+            f"{r['name']} {100 * r['rate']:.1f}%（{100 * r['ci95'][0]:.1f}–{100 * r['ci95'][1]:.1f}%）"
+            for r in s["win_rates"]
+        )
+        lines.append(f"  {n}人：{s['games']:,} 局，{rates}，平均 {s['days']['mean']:.2f} 天")
+    return "\n".join(lines) + "\n"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="banshe", description="版杀自动导演 (automated forum werewolf director)")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -133,6 +230,35 @@ def build_parser() -> argparse.ArgumentParser:
     v = sub.add_parser("review", help="play a finished scenario and print the ruleset's 复盘 table (成就与金币)")
     v.add_argument("file")
     v.set_defaults(func=_review)
+    s = sub.add_parser("simulate", help="play many games with bots and report win rates (平衡模拟)")
+    s.add_argument("--ruleset", default="品茗", help="规则 id、中文名或别名")
+    s.add_argument("--games", type=int, default=1000, help="每个玩家人数的对局数")
+    s.add_argument("--players", default=None, help="玩家人数：14、20..30 或 20,22,24（默认：规则的标准人数）")
+    s.add_argument(
+        "--policy",
+        default="random",
+        help="random、heuristic，或外部智能体 模块:名称 / 文件.py:名称（工厂签名 (seat, role, ruleset, rng)）",
+    )
+    s.add_argument(
+        "--role-policy",
+        action="append",
+        default=[],
+        metavar="身份=策略",
+        help="某一身份改用另一策略（如 狼人=random），可重复",
+    )
+    s.add_argument(
+        "--jobs", type=int, default=None, help="本地进程数（默认 1）；ray 后端：本地 Ray 实例的 CPU 数（默认全部）"
+    )
+    s.add_argument("--backend", choices=["local", "ray"], default="local")
+    s.add_argument("--address", default=None, help="Ray 集群地址（ray.init(address=...)）；缺省时启动本地实例")
+    s.add_argument("--seed", type=int, default=1)
+    s.add_argument("--option", action="append", default=[], metavar="名称=值", help="规则选项，可重复")
+    s.add_argument("--max-phases", type=int, default=200, help="每局最多阶段数（超出记为未结束）")
+    s.add_argument("--out", default=None, help="把原始汇总写成 JSON")
+    s.add_argument("--report", default=None, help="写出自包含的 HTML 报告")
+    s.add_argument("--progress", dest="progress", action="store_true", default=None, help="显示进度条")
+    s.add_argument("--no-progress", dest="progress", action="store_false")
+    s.set_defaults(func=_simulate)
     r = sub.add_parser("rulesets", help="list the rulesets and their options")
     r.set_defaults(func=_rulesets)
     sv = sub.add_parser("serve", help="run the director service (web) on SQLite or BANSHE_DATABASE_URL")

@@ -1,0 +1,164 @@
+"""The agent interface (PettingZoo AEC style) and the policy registry.
+
+The simulator asks one agent at a time. It hands the agent an `Observation`: that seat's
+own identity, its legal inputs (the engine's `legal_commands`), and access to that seat's
+view only (`Observation.view()` is the engine's `view(state, seat)`; `new_events()` is the
+tail of the same visible event stream since the agent last looked). The agent answers with
+one of its legal commands, or `None` to pass (abstain, let a deadline or prompt time out).
+
+A *policy* is a factory that makes one agent per seat per game::
+
+    factory(seat: str, role: str, ruleset: str, rng: random.Random) -> Agent
+
+so any class whose constructor takes those four arguments and that has
+`act(self, obs) -> Command | None` is a policy. External policies are loaded from the
+command line as `package.module:Name` or `path/to/file.py:Name` (see `load_policy`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import random
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from ..engine.commands import Command
+from ..engine.events import Event
+from ..engine.model import Phase
+
+if TYPE_CHECKING:
+    from .env import GameEnv
+
+
+@dataclass(slots=True)
+class Observation:
+    """What one seat may know when asked to act. Never the full state.
+
+    - `seat`, `role` (the seat's own identity id), `ruleset` (id), `phase`, `stage`;
+    - `prompt`: the skill id of a prompt this seat must answer now (最后一枪, 殉职…), else None;
+      while a prompt is pending, `legal` holds only that skill's answers;
+    - `legal`: the legal commands (for skills with many targets, a sample of legal target tuples);
+    - `alive`: the seats still in the game, `sheriff`: the badge holder (both public);
+    - `groups`: the groups (狼群…) this seat belongs to, with their members.
+
+    `alive`, `sheriff`, `groups`, `view()` and `new_events()` are computed when asked (the
+    random policy asks for none of them), so read them inside `act`, not later.
+    """
+
+    seat: str
+    role: str
+    ruleset: str
+    phase: Phase
+    stage: int
+    prompt: str | None
+    legal: list[Command]
+    _env: GameEnv | None = field(default=None, repr=False)
+    _alive: tuple[str, ...] | None = field(default=None, repr=False)
+
+    @property
+    def alive(self) -> tuple[str, ...]:
+        if self._alive is None:
+            self._alive = tuple(self._env.state.alive_names()) if self._env is not None else ()
+        return self._alive
+
+    @property
+    def sheriff(self) -> str | None:
+        return self._env.state.sheriff if self._env is not None else None
+
+    @property
+    def groups(self) -> dict[str, tuple[str, ...]]:
+        if self._env is None:
+            return {}
+        seat = self.seat
+        return {g: m for g, m in self._env.state.groups.items() if seat in m}
+
+    def view(self) -> dict[str, Any]:
+        """This seat's view: exactly the engine's `view(state, seat)`."""
+        if self._env is None:
+            raise RuntimeError("observation is detached from its game")
+        return self._env.observe(self.seat)
+
+    def new_events(self) -> list[Event]:
+        """The events visible to this seat (the same filter as `view`) since its last call."""
+        if self._env is None:
+            return []
+        return self._env.new_events(self.seat)
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """One seat's player. Return one of `obs.legal`, or None to pass."""
+
+    def act(self, obs: Observation) -> Command | None: ...
+
+
+AgentFactory = Callable[[str, str, str, random.Random], Agent]
+
+
+class RandomAgent:
+    """Uniform over the legal inputs plus passing: it abstains as often as the rules allow
+    (passing is always allowed: a deadline closes the stage, an unanswered prompt times out)."""
+
+    __slots__ = ("seat", "rng")
+
+    def __init__(self, seat: str, role: str, ruleset: str, rng: random.Random) -> None:
+        self.seat = seat
+        self.rng = rng
+
+    def act(self, obs: Observation) -> Command | None:
+        legal = obs.legal
+        if not legal:
+            return None
+        k = self.rng.randrange(len(legal) + 1)
+        return None if k == len(legal) else legal[k]
+
+
+def _heuristic_factory(seat: str, role: str, ruleset: str, rng: random.Random) -> Agent:
+    from .heuristic import HeuristicAgent
+
+    return HeuristicAgent(seat, role, ruleset, rng)
+
+
+BUILTIN_POLICIES: dict[str, AgentFactory] = {
+    "random": RandomAgent,
+    "heuristic": _heuristic_factory,
+}
+
+
+def load_policy(spec: str) -> AgentFactory:
+    """`random`, `heuristic`, `package.module:Name` or `path/to/file.py:Name`.
+
+    `Name` is a class or a callable with the factory signature
+    `(seat, role, ruleset, rng) -> Agent`. Raises ValueError (Chinese) when it cannot be loaded.
+    """
+    if spec in BUILTIN_POLICIES:
+        return BUILTIN_POLICIES[spec]
+    if ":" not in spec:
+        raise ValueError(f"未知的策略“{spec}”：可用 random、heuristic，或 模块:名称 / 文件.py:名称")
+    module_part, _, attr = spec.rpartition(":")
+    try:
+        if module_part.endswith(".py"):
+            path = Path(module_part).resolve()
+            mod_name = "banshe_external_" + hashlib.sha1(str(path).encode()).hexdigest()[:12]
+            module = sys.modules.get(mod_name)
+            if module is None:
+                loader_spec = importlib.util.spec_from_file_location(mod_name, path)
+                if loader_spec is None or loader_spec.loader is None:
+                    raise ImportError(str(path))
+                module = importlib.util.module_from_spec(loader_spec)
+                sys.modules[mod_name] = module
+                loader_spec.loader.exec_module(module)
+        else:
+            module = importlib.import_module(module_part)
+        factory = getattr(module, attr)
+    except (ImportError, AttributeError, OSError) as exc:
+        raise ValueError(f"无法加载策略“{spec}”：{exc}") from exc
+    if not callable(factory):
+        raise ValueError(f"策略“{spec}”不是可调用对象")
+    return factory  # type: ignore[no-any-return]
+

@@ -1,0 +1,209 @@
+"""An AEC-style game environment: the scheduler's stand-in, asking one seat at a time.
+
+    env = GameEnv("pinming", players, seed=7)
+    for seat in env.agent_iter():
+        obs = env.last()            # that seat's Observation (own view, legal commands)
+        env.step(agent.act(obs))    # one of obs.legal, or None to pass
+
+A phase goes like this: at night each stage asks every seat once (in a seeded shuffled
+order) and then closes (关闭夜晚阶段); by day every seat is asked once, then the seats that
+voted are asked once more (改票); then the director closes the phase (关门). Pending prompts
+(最后一枪, 殉职…) are put to their player before anyone else is asked; an unanswered prompt
+times out with the rules' default. A seat with no legal command is not asked. Nothing here
+reads hidden information on an agent's behalf: agents get `Observation`s only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from ..engine.commands import CLOSE_PHASE, CLOSE_STAGE, DIRECTOR, PROMPT_TIMEOUT, Command, IllegalCommand
+from ..engine.core import apply_in_place, new_game
+from ..engine.events import Event
+from ..engine.model import DAY, NIGHT, GameState, Prompt
+from ..engine.registry import get_ruleset
+from ..engine.view import legal_commands, view
+from .agents import Agent, AgentFactory, Observation
+
+
+class GameEnv:
+    """One game, driven seat by seat. `state` is the simulator's (never an agent's)."""
+
+    def __init__(
+        self,
+        ruleset: str,
+        players: Sequence[str],
+        seed: int,
+        options: dict[str, Any] | None = None,
+        max_phases: int = 200,
+    ) -> None:
+        self.state: GameState = new_game(ruleset, list(players), options=options, seed=seed)
+        self.rs = get_ruleset(self.state.ruleset)
+        self.rng = random.Random(seed * 7919 + 17)  # the posting order, not the game's own RNG
+        self.max_phases = max_phases
+        self.phases = 0
+        self.refused = 0  # commands an agent returned that the engine refused (counted, then passed)
+        self._obs: Observation | None = None
+        self._prompt: Prompt | None = None
+        self._stepped = True
+        self._cursor: dict[str, int] = {}
+
+    # -- the AEC surface ---------------------------------------------------------------------
+    @property
+    def seats(self) -> tuple[str, ...]:
+        return self.state.order
+
+    def roles(self) -> list[str]:
+        return [self.state.chars[n].role for n in self.state.order]
+
+    @property
+    def finished(self) -> bool:
+        return self.state.over
+
+    def agent_iter(self) -> Iterator[str]:
+        """Yield the seat to act next until the game ends (or `max_phases` phases pass)."""
+        yield from self._schedule()
+
+    def last(self) -> Observation:
+        if self._obs is None:
+            raise RuntimeError("no seat is being asked")
+        return self._obs
+
+    def observe(self, seat: str) -> dict[str, Any]:
+        """The engine's view of one seat."""
+        return view(self.state, seat)
+
+    def new_events(self, seat: str) -> list[Event]:
+        """Events visible to `seat` appended since its last call (the view's filter)."""
+        log = self.state.log
+        start = self._cursor.get(seat, 0)
+        self._cursor[seat] = len(log)
+        return [e for e in log[start:] if e.audience.includes(seat)]
+
+    def step(self, command: Command | None) -> None:
+        """Apply the asked seat's answer; a refused command counts in `refused` and passes."""
+        self._stepped = True
+        obs = self._obs
+        self._obs = None
+        prompt = self._prompt
+        self._prompt = None
+        if obs is None:
+            raise RuntimeError("step() without a seat being asked")
+        if command is not None and command.actor != obs.seat:
+            self.refused += 1
+            command = None
+        if prompt is not None:
+            if command is not None and command.skill == prompt.skill:
+                try:
+                    apply_in_place(self.state, command)
+                    return
+                except IllegalCommand:
+                    self.refused += 1
+            if self.state.prompts and self.state.prompts[0] is prompt and not self.state.over:
+                self._director(PROMPT_TIMEOUT)
+            return
+        if command is not None:
+            try:
+                apply_in_place(self.state, command)
+            except IllegalCommand:
+                self.refused += 1
+
+    # -- scheduling ---------------------------------------------------------------------------
+    def _prepare(self, seat: str, prompt: Prompt | None) -> bool:
+        st = self.state
+        legal = legal_commands(st, seat)
+        if prompt is not None:
+            legal = [c for c in legal if c.skill == prompt.skill]
+        if not legal:
+            return False
+        self._obs = Observation(
+            seat=seat,
+            role=st.chars[seat].role,
+            ruleset=st.ruleset,
+            phase=st.phase,
+            stage=st.stage,
+            prompt=prompt.skill if prompt is not None else None,
+            legal=legal,
+            _env=self,
+        )
+        self._prompt = prompt
+        self._stepped = False
+        return True
+
+    def _prompts(self) -> Iterator[str]:
+        st = self.state
+        while st.prompts and not st.over:
+            head = st.prompts[0]
+            if self._prepare(head.actor, head):
+                yield head.actor
+                if not self._stepped:  # the caller skipped this seat: the prompt times out
+                    self.step(None)
+            else:
+                self._director(PROMPT_TIMEOUT)
+            if st.prompts and st.prompts[0] is head:
+                return  # the rules refused even the timeout: leave it to the phase's 关门
+
+    def _ask(self, seat: str) -> Iterator[str]:
+        if self._prepare(seat, None):
+            yield seat
+            if not self._stepped:
+                self.step(None)
+
+    def _schedule(self) -> Iterator[str]:
+        st = self.state
+        rs = self.rs
+        order = list(st.order)
+        while not st.over and self.phases < self.max_phases:
+            self.phases += 1
+            phase = st.phase
+            stages = len(rs.night_stages) if phase.kind == NIGHT else 1
+            for stage in range(stages):
+                self.rng.shuffle(order)
+                for name in order:
+                    yield from self._prompts()
+                    if st.over or st.phase != phase or st.settling:
+                        break
+                    yield from self._ask(name)
+                if st.over or st.phase != phase:
+                    break
+                if phase.kind == NIGHT and stage < stages - 1 and not st.settling:
+                    self._director(CLOSE_STAGE)
+            if phase.kind == DAY and not st.over and st.phase == phase and not st.settling:
+                # a second round: the seats that voted may change their vote (改票) or act again
+                for name in order:
+                    yield from self._prompts()
+                    if st.over or st.phase != phase or st.settling:
+                        break
+                    if name in st.votes and name not in st.vote_changed:
+                        yield from self._ask(name)
+            if not st.over and st.phase == phase:
+                self._director(CLOSE_PHASE)
+            yield from self._prompts()
+
+    def _director(self, skill: str) -> None:
+        """The scheduler's deadline; refused when the rules have already moved on (拍刀环节)."""
+        with contextlib.suppress(IllegalCommand):
+            apply_in_place(self.state, Command(DIRECTOR, skill))
+
+
+def play_game(
+    ruleset: str,
+    players: Sequence[str],
+    seed: int,
+    factory: AgentFactory,
+    options: dict[str, Any] | None = None,
+    max_phases: int = 200,
+    agent_seed: int | None = None,
+) -> GameEnv:
+    """Deal with `seed` and play to the end; every seat is an agent made by `factory`."""
+    env = GameEnv(ruleset, players, seed, options=options, max_phases=max_phases)
+    rng = random.Random(seed ^ 0x5DEECE66D if agent_seed is None else agent_seed)
+    agents: dict[str, Agent] = {
+        seat: factory(seat, role, env.state.ruleset, rng) for seat, role in zip(env.seats, env.roles(), strict=True)
+    }
+    for seat in env.agent_iter():
+        env.step(agents[seat].act(env.last()))
+    return env
