@@ -161,4 +161,3 @@ def load_policy(spec: str) -> AgentFactory:
     if not callable(factory):
         raise ValueError(f"策略“{spec}”不是可调用对象")
     return factory  # type: ignore[no-any-return]
-

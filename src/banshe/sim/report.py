@@ -235,9 +235,7 @@ def render_report(result: dict[str, Any]) -> str:
     ]
     if result.get("errors"):
         samples = [s for n in counts for s in result["by_players"][str(n)]["summary"]["error_samples"]]
-        lines = "".join(
-            f"<li>{s['players']}人 第{s['game']}局：{html.escape(s['error'])}</li>" for s in samples[:5]
-        )
+        lines = "".join(f"<li>{s['players']}人 第{s['game']}局：{html.escape(s['error'])}</li>" for s in samples[:5])
         parts.append(f'<p class="meta">⚠ {result["errors"]:,} 局因异常中止，未计入统计：</p><ul>{lines}</ul>')
     if not charts.font:
         parts.append('<p class="meta">（未找到中文字体，图表使用英文标签；安装 fonts-wqy-microhei 可显示中文。）</p>')

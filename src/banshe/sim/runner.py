@@ -353,4 +353,3 @@ def simulate(
     bar.update(result.games + result.errors, force=True)
     bar.close()
     return result
-

@@ -28,6 +28,7 @@ from banshe.engine.core import (
     top_of,
 )
 from banshe.engine.model import DAY, NIGHT, START, Character, GameState, Prompt
+from banshe.engine.publish import day_opening
 from banshe.engine.ruleset import (
     FREE_TEXT,
     MANY_TARGETS,
@@ -1157,16 +1158,10 @@ class Chenji(Ruleset):
         if state.phase.kind == NIGHT:
             announce(state, f"{state.phase.label}开始，请有夜间技能的角色在时限内行动。")
             return
-        n = state.phase.number
-        lines = [f"第{n}天讨论日开始。"]
-        if n == 1:
-            lines.append("今天投票选举警长，不会有人因投票出局。")
-        else:
-            night = [o.player for o in state.outs if o.phase.kind == NIGHT and o.phase.number == n - 1]
-            lines.append("昨夜出局：" + "、".join(night) + "。" if night else "昨夜没有角色出局。")
-        lines.extend(state.flags.pop("next_day", []))
-        lines.append(f"当日警长：{state.sheriff}。" if state.sheriff else "当日警长：无。")
-        announce(state, "".join(lines))
+        announce(
+            state,
+            day_opening(state, "今天投票选举警长，不会有人因投票出局。", "next_day", False, "昨夜没有角色出局。"),
+        )
 
     def on_stage_closed(self, state: GameState, stage: int) -> None:
         on_stage_closed(state, stage)

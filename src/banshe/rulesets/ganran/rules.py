@@ -29,6 +29,7 @@ from banshe.engine.core import (
 )
 from banshe.engine.events import CAMP, NOTICE, Audience
 from banshe.engine.model import DAY, NIGHT, START, Character, GameState, Prompt
+from banshe.engine.publish import day_opening
 from banshe.engine.ruleset import (
     ONE_TARGET,
     SUCCESSOR,
@@ -819,21 +820,7 @@ class Ganran(Ruleset):
                 "夜晚4先知、夜晚5长老、夜晚6女巫，依次行动。",
             )
             return
-        n = state.phase.number
-        lines = [f"第{n}天讨论日开始。"]
-        if n == 1:
-            lines.append("今天投票最高者当选警长，不会有人因投票出局。")
-        else:
-            # 每个游戏日白天开始时，公示前一游戏日因投票出局角色名单、夜晚出局角色名单和当日警长
-            voted = [
-                o.player for o in state.outs if o.phase.kind == DAY and o.phase.number == n - 1 and o.cause == "投票"
-            ]
-            lines.append("昨日投票出局：" + ("、".join(voted) if voted else "无") + "。")
-            night = [o.player for o in state.outs if o.phase.kind == NIGHT and o.phase.number == n - 1]
-            lines.append("昨夜出局：" + "、".join(night) + "。" if night else "昨夜无人出局。")
-        lines.extend(state.flags.pop("report", []))
-        lines.append(f"当日警长：{state.sheriff}。" if state.sheriff else "当日警长：无。")
-        announce(state, "".join(lines))
+        announce(state, day_opening(state, "今天投票最高者当选警长，不会有人因投票出局。"))
 
     def on_stage_closed(self, state: GameState, stage: int) -> None:
         stage_id = self.night_stages[stage].id

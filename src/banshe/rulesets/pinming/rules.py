@@ -36,6 +36,7 @@ from banshe.engine.core import (
 )
 from banshe.engine.events import NOTICE, Audience
 from banshe.engine.model import DAY, NIGHT, START, GameState, Prompt
+from banshe.engine.publish import day_opening
 from banshe.engine.ruleset import (
     FREE_TEXT,
     MANY_TARGETS,
@@ -560,20 +561,7 @@ class Pinming(Ruleset):
         if state.phase.kind == NIGHT:
             announce(state, f"{state.phase.label}开始，请有夜间技能的角色在时限内行动。")
             return
-        n = state.phase.number
-        lines = [f"第{n}天讨论日开始。"]
-        if n == 1:
-            lines.append("今天是小镇传统竞选警长日，投票最高者当选警长，不会有人因投票出局。")
-        else:
-            voted = [
-                o.player for o in state.outs if o.phase.kind == DAY and o.phase.number == n - 1 and o.cause == "投票"
-            ]
-            lines.append("昨日投票出局：" + ("、".join(voted) if voted else "无") + "。")
-            night = [o.player for o in state.outs if o.phase.kind == NIGHT and o.phase.number == n - 1]
-            lines.append("昨夜出局：" + "、".join(night) + "。" if night else "昨夜无人出局。")
-        lines.extend(state.flags.pop("report", []))
-        lines.append(f"当日警长：{state.sheriff}。" if state.sheriff else "当日警长：无。")
-        announce(state, "".join(lines))
+        announce(state, day_opening(state, "今天是小镇传统竞选警长日，投票最高者当选警长，不会有人因投票出局。"))
 
     def on_stage_closed(self, state: GameState, stage: int) -> None:
         on_stage_closed(state, stage)
