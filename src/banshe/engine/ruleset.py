@@ -128,7 +128,9 @@ class Ruleset:
 
     def stage_for(self, state: GameState, cmd: Command) -> int | None:
         """The night stage a command belongs to; by default its skill's stage. A ruleset whose
-        skill settles in different stages by actor (感染: 穆图's 咬噬 vs a 狼人's) overrides it."""
+        skill settles in different stages by actor (感染: 穆图's 咬噬 vs a 狼人's) overrides it. It
+        depends on the actor and the skill only, never on the targets (`legal_commands` asks it
+        once per skill)."""
         return self.stage_of(cmd.skill)
 
     # -- hooks (overridden by rulesets) -----------------------------------------------------

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .commands import ABSTAIN, CHANGE_VOTE, VOTE, Command, IllegalCommand
-from .core import _validate
-from .model import DAY, GameState
+from .commands import ABSTAIN, CHANGE_VOTE, DIRECTOR_SKILLS, VOTE, Command, IllegalCommand
+from .core import _shape_refusal, _validate
+from .model import DAY, NIGHT, GameState
 from .registry import get_ruleset
+from .ruleset import Ruleset, SkillSpec
 
 
 def view(state: GameState, viewer: str | None) -> dict[str, Any]:
@@ -75,29 +76,65 @@ def legal_commands(state: GameState, actor: str) -> list[Command]:
     """Every command `actor` may post now (the bots' action mask). Director commands excluded.
 
     Candidates come from the ruleset's `legal_targets` (which returns nothing for a skill the
-    actor does not hold); each one is then checked exactly as the engine would check it."""
-    if state.over or actor not in state.chars:
+    actor does not hold); each one is then checked exactly as the engine would check it. The
+    engine's checks that depend on the actor and the skill only (alive, phase, 关门, night stage)
+    are made once per skill: a skill they refuse has no legal candidate."""
+    if state.winner is not None or actor not in state.chars:
         return []
     rs = get_ruleset(state.ruleset)
+    me = state.chars[actor]
+    kind = state.phase.kind
+    settling = state.settling
     found: list[Command] = []
-    if state.phase.kind == DAY and not state.settling and state.chars[actor].alive:
+    if kind == DAY and not settling and me.alive:
         skill = CHANGE_VOTE if actor in state.votes else VOTE
         # one full check with 弃权 settles everything about the voter; targets only need to be votable
         if is_legal(state, Command(actor, skill, (ABSTAIN,))) is None:
-            found += [Command(actor, skill, (t,)) for t in state.alive_names() if rs.can_be_voted(state, t) is None]
+            can_be_voted = rs.can_be_voted
+            found += [Command(actor, skill, (t,)) for t in state.alive_names() if can_be_voted(state, t) is None]
             found.append(Command(actor, skill, (ABSTAIN,)))
     head = state.prompts[0] if state.prompts else None
     for sid, spec in rs.skills.items():
         if spec.prompt:
             if head is None or head.actor != actor or head.skill != sid:
                 continue
-        elif state.phase.kind not in spec.phases or state.settling:
-            continue
+        else:
+            if kind not in spec.phases or settling:
+                continue
+            # _validate's actor/skill checks, made once for all the candidates
+            if not me.alive and not spec.actor_may_be_out:
+                continue
+            if kind == NIGHT:
+                stage = rs.stage_for(state, Command(actor, sid))
+                if stage is not None and (
+                    stage < state.stage or (stage > state.stage and not rs.night_stages[stage].opens_with_night)
+                ):
+                    continue
         if spec.shape == "yesno":
             candidates = [Command(actor, sid, answer=True), Command(actor, sid, answer=False)]
         elif spec.shape == "text":
             candidates = [Command(actor, sid, text="……")]
         else:
             candidates = [Command(actor, sid, targets) for targets in rs.legal_targets(state, actor, sid)]
-        found += [c for c in candidates if is_legal(state, c) is None]
+        if not candidates:
+            continue
+        if spec.prompt or sid in DIRECTOR_SKILLS or sid in (VOTE, CHANGE_VOTE):
+            found += [c for c in candidates if is_legal(state, c) is None]
+        else:
+            found += [c for c in candidates if _candidate_ok(state, rs, spec, c)]
     return found
+
+
+def _candidate_ok(state: GameState, rs: Ruleset, spec: SkillSpec, cmd: Command) -> bool:
+    """`is_legal(state, cmd) is None` for an ordinary (non-prompt) skill whose actor/skill checks
+    have passed: the rest of `_validate` (gate, target shape, the skill's check) without raising
+    where the engine can avoid it."""
+    if rs.gate(state, cmd):
+        return False
+    if _shape_refusal(state, spec.name, spec.shape, cmd, spec.targets_may_be_out) is not None:
+        return False
+    try:
+        spec.check(state, cmd)
+    except IllegalCommand:
+        return False
+    return True
