@@ -11,7 +11,7 @@ from typing import Any
 
 from .commands import ABSTAIN, CHANGE_VOTE, DIRECTOR_SKILLS, VOTE, Command, IllegalCommand
 from .core import _shape_refusal, _validate
-from .model import DAY, NIGHT, GameState
+from .model import DAY, NIGHT, START, GameState
 from .registry import get_ruleset
 from .ruleset import Ruleset, SkillSpec
 
@@ -94,35 +94,87 @@ def legal_commands(state: GameState, actor: str) -> list[Command]:
             found += [Command(actor, skill, (t,)) for t in state.alive_names() if can_be_voted(state, t) is None]
             found.append(Command(actor, skill, (ABSTAIN,)))
     head = state.prompts[0] if state.prompts else None
-    for sid, spec in rs.skills.items():
+    by_kind, stages = _skill_table(rs)
+    night = kind == NIGHT
+    alive = me.alive
+    for sid, spec, exact in by_kind[kind]:
         if spec.prompt:
             if head is None or head.actor != actor or head.skill != sid:
                 continue
         else:
-            if kind not in spec.phases or settling:
+            if settling:
                 continue
             # _validate's actor/skill checks, made once for all the candidates
-            if not me.alive and not spec.actor_may_be_out:
+            if not alive and not spec.actor_may_be_out:
                 continue
-            if kind == NIGHT:
-                stage = rs.stage_for(state, Command(actor, sid))
+            if night:
+                stage = stages[sid] if stages is not None else rs.stage_for(state, Command(actor, sid))
                 if stage is not None and (
                     stage < state.stage or (stage > state.stage and not rs.night_stages[stage].opens_with_night)
                 ):
                     continue
-        if spec.shape == "yesno":
-            candidates = [Command(actor, sid, answer=True), Command(actor, sid, answer=False)]
-        elif spec.shape == "text":
-            candidates = [Command(actor, sid, text="……")]
-        else:
-            candidates = [Command(actor, sid, targets) for targets in rs.legal_targets(state, actor, sid)]
+        candidates = _candidates(state, rs, actor, spec)
         if not candidates:
             continue
-        if spec.prompt or sid in DIRECTOR_SKILLS or sid in (VOTE, CHANGE_VOTE):
+        if exact:
             found += [c for c in candidates if is_legal(state, c) is None]
         else:
             found += [c for c in candidates if _candidate_ok(state, rs, spec, c)]
     return found
+    by_kind, stages = _skill_table(rs)
+    night = kind == NIGHT
+    alive = me.alive
+    for sid, spec, exact in by_kind.get(kind, ()):
+        # _validate's actor/skill checks, made once for all the candidates
+        if not alive and not spec.actor_may_be_out:
+            continue
+        if night:
+            stage = stages[sid] if stages is not None else rs.stage_for(state, Command(actor, sid))
+            if stage is not None and (
+                stage < state.stage or (stage > state.stage and not rs.night_stages[stage].opens_with_night)
+            ):
+                continue
+        candidates = _candidates(state, rs, actor, spec)
+        if not candidates:
+            continue
+        if exact:
+            found += [c for c in candidates if is_legal(state, c) is None]
+        else:
+            found += [c for c in candidates if _candidate_ok(state, rs, spec, c)]
+    return found
+
+
+_SkillRow = tuple[str, SkillSpec, bool]
+_TABLES: dict[int, tuple[Ruleset, dict[str, list[_SkillRow]], dict[str, int | None] | None]] = {}
+
+
+def _skill_table(rs: Ruleset) -> tuple[dict[str, list[_SkillRow]], dict[str, int | None] | None]:
+    """Per phase kind, the skills `legal_commands` tries, in declaration order: prompt skills
+    (any phase) and the skills of that phase, each with whether it needs the full `is_legal`;
+    and the night stage of each skill when the ruleset keeps the default `stage_for`."""
+    cached = _TABLES.get(id(rs))
+    if cached is None or cached[0] is not rs:
+        by_kind: dict[str, list[_SkillRow]] = {}
+        for kind in (START, DAY, NIGHT):
+            by_kind[kind] = [
+                (sid, spec, spec.prompt or sid in DIRECTOR_SKILLS or sid in (VOTE, CHANGE_VOTE))
+                for sid, spec in rs.skills.items()
+                if spec.prompt or kind in spec.phases
+            ]
+        default_stage = type(rs).stage_for is Ruleset.stage_for
+        stages = {sid: rs.stage_of(sid) for sid in rs.skills} if default_stage else None
+        cached = (rs, by_kind, stages)
+        _TABLES[id(rs)] = cached
+    return cached[1], cached[2]
+
+
+def _candidates(state: GameState, rs: Ruleset, actor: str, spec: SkillSpec) -> list[Command]:
+    sid = spec.id
+    if spec.shape == "yesno":
+        return [Command(actor, sid, answer=True), Command(actor, sid, answer=False)]
+    if spec.shape == "text":
+        return [Command(actor, sid, text="……")]
+    return [Command(actor, sid, targets) for targets in rs.legal_targets(state, actor, sid)]
 
 
 def _candidate_ok(state: GameState, rs: Ruleset, spec: SkillSpec, cmd: Command) -> bool:
