@@ -91,8 +91,8 @@ def legal_commands(state: GameState, actor: str) -> list[Command]:
         # one full check with 弃权 settles everything about the voter; targets only need to be votable
         if is_legal(state, Command(actor, skill, (ABSTAIN,))) is None:
             can_be_voted = rs.can_be_voted
-            found += [Command(actor, skill, (t,)) for t in state.alive_names() if can_be_voted(state, t) is None]
-            found.append(Command(actor, skill, (ABSTAIN,)))
+            found += [_command(actor, skill, (t,)) for t in state.alive_names() if can_be_voted(state, t) is None]
+            found.append(_command(actor, skill, (ABSTAIN,)))
     head = state.prompts[0] if state.prompts else None
     by_kind, stages = _skill_table(rs)
     night = kind == NIGHT
@@ -174,7 +174,22 @@ def _candidates(state: GameState, rs: Ruleset, actor: str, spec: SkillSpec) -> l
         return [Command(actor, sid, answer=True), Command(actor, sid, answer=False)]
     if spec.shape == "text":
         return [Command(actor, sid, text="……")]
-    return [Command(actor, sid, targets) for targets in rs.legal_targets(state, actor, sid)]
+    return [_command(actor, sid, targets) for targets in rs.legal_targets(state, actor, sid)]
+
+
+_COMMANDS: dict[tuple[str, str, tuple[str, ...]], Command] = {}
+
+
+def _command(actor: str, skill: str, targets: tuple[str, ...]) -> Command:
+    """`Command(actor, skill, targets)`, shared: commands are immutable values, and the bots ask
+    for the same candidates again and again."""
+    key = (actor, skill, targets)
+    cmd = _COMMANDS.get(key)
+    if cmd is None:
+        if len(_COMMANDS) >= 100_000:
+            _COMMANDS.clear()
+        cmd = _COMMANDS[key] = Command(actor, skill, targets)
+    return cmd
 
 
 def _candidate_ok(state: GameState, rs: Ruleset, spec: SkillSpec, cmd: Command) -> bool:

@@ -657,8 +657,11 @@ def _may_hold(state: GameState, actor: str, skill: str) -> bool:
     c = state.char(actor)
     if skill in (KILL, DUEL, SLASH, SURRENDER):
         return actor in _group(state)
-    holder = {RECOGNIZE: HALFBLOOD, CHECK: SEER, ANTIDOTE: WITCH, POISON: WITCH}.get(skill)
+    holder = _HOLDERS.get(skill)
     return holder is None or c.role == holder
+
+
+_HOLDERS = {RECOGNIZE: HALFBLOOD, CHECK: SEER, ANTIDOTE: WITCH, POISON: WITCH}
 
 
 def _wolves_win(state: GameState) -> str | None:
