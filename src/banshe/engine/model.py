@@ -24,12 +24,16 @@ class Phase:
 
     kind: str
     number: int = 0
+    # the label, computed once (every event carries it)
+    _label: str = field(init=False, repr=False, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        label = "开局" if self.kind == START else f"第{self.number}{'天' if self.kind == DAY else '夜'}"
+        object.__setattr__(self, "_label", label)
 
     @property
     def label(self) -> str:
-        if self.kind == START:
-            return "开局"
-        return f"第{self.number}{'天' if self.kind == DAY else '夜'}"
+        return self._label
 
     @property
     def ordinal(self) -> int:
