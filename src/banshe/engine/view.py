@@ -7,13 +7,13 @@ the game is over, the 复盘 reveals every identity to everyone.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from .commands import ABSTAIN, CHANGE_VOTE, DIRECTOR_SKILLS, VOTE, Command, IllegalCommand
-from .core import _shape_refusal, _validate
+from .core import _check_vote, _shape_refusal, _validate
 from .model import DAY, NIGHT, START, GameState
 from .registry import get_ruleset
-from .ruleset import Ruleset, SkillSpec
+from .ruleset import FREE_TEXT, YES_NO, Ruleset, SkillSpec
 
 
 def view(state: GameState, viewer: str | None) -> dict[str, Any]:
@@ -79,25 +79,29 @@ def legal_commands(state: GameState, actor: str) -> list[Command]:
     actor does not hold); each one is then checked exactly as the engine would check it. The
     engine's checks that depend on the actor and the skill only (alive, phase, 关门, night stage)
     are made once per skill: a skill they refuse has no legal candidate."""
-    if state.winner is not None or actor not in state.chars:
+    if state.winner is not None:
+        return []
+    me = state.chars.get(actor)
+    if me is None:
         return []
     rs = get_ruleset(state.ruleset)
-    me = state.chars[actor]
     kind = state.phase.kind
     settling = state.settling
+    alive = me.alive
     found: list[Command] = []
-    if kind == DAY and not settling and me.alive:
+    if kind == DAY and not settling and alive:
         skill = CHANGE_VOTE if actor in state.votes else VOTE
         # one full check with 弃权 settles everything about the voter; targets only need to be votable
-        if is_legal(state, Command(actor, skill, (ABSTAIN,))) is None:
+        abstain = _command(actor, skill, (ABSTAIN,))
+        if _vote_ok(state, rs, abstain):
             can_be_voted = rs.can_be_voted
-            found += [_command(actor, skill, (t,)) for t in state.alive_names() if can_be_voted(state, t) is None]
-            found.append(_command(actor, skill, (ABSTAIN,)))
+            found = [_command(actor, skill, (t,)) for t in state.alive_names() if can_be_voted(state, t) is None]
+            found.append(abstain)
     head = state.prompts[0] if state.prompts else None
-    by_kind, stages = _skill_table(rs)
+    table = _skill_table(rs)
+    stages = table.stages
     night = kind == NIGHT
-    alive = me.alive
-    for sid, spec, exact in by_kind[kind]:
+    for sid, spec, exact in table.by_kind[kind]:
         if spec.prompt:
             if head is None or head.actor != actor or head.skill != sid:
                 continue
@@ -113,47 +117,51 @@ def legal_commands(state: GameState, actor: str) -> list[Command]:
                     stage < state.stage or (stage > state.stage and not rs.night_stages[stage].opens_with_night)
                 ):
                     continue
-        candidates = _candidates(state, rs, actor, spec)
-        if not candidates:
-            continue
-        if exact:
-            found += [c for c in candidates if is_legal(state, c) is None]
+        shape = spec.shape
+        if shape == YES_NO:
+            candidates = [_command(actor, sid, (), answer=True), _command(actor, sid, (), answer=False)]
+        elif shape == FREE_TEXT:
+            candidates = [_command(actor, sid, (), text="……")]
         else:
-            found += [c for c in candidates if _candidate_ok(state, rs, spec, c)]
-    return found
-    by_kind, stages = _skill_table(rs)
-    night = kind == NIGHT
-    alive = me.alive
-    for sid, spec, exact in by_kind.get(kind, ()):
-        # _validate's actor/skill checks, made once for all the candidates
-        if not alive and not spec.actor_may_be_out:
-            continue
-        if night:
-            stage = stages[sid] if stages is not None else rs.stage_for(state, Command(actor, sid))
-            if stage is not None and (
-                stage < state.stage or (stage > state.stage and not rs.night_stages[stage].opens_with_night)
-            ):
+            candidates = [_command(actor, sid, targets) for targets in rs.legal_targets(state, actor, sid)]
+            if not candidates:
                 continue
-        candidates = _candidates(state, rs, actor, spec)
-        if not candidates:
-            continue
         if exact:
             found += [c for c in candidates if is_legal(state, c) is None]
         else:
             found += [c for c in candidates if _candidate_ok(state, rs, spec, c)]
     return found
+
+
+def _vote_ok(state: GameState, rs: Ruleset, cmd: Command) -> bool:
+    """`is_legal(state, cmd) is None` for a vote or 改票 by a seat of the game (`_validate`)."""
+    if rs.gate(state, cmd):
+        return False
+    try:
+        _check_vote(state, rs, cmd)
+    except IllegalCommand:
+        return False
+    return True
 
 
 _SkillRow = tuple[str, SkillSpec, bool]
-_TABLES: dict[int, tuple[Ruleset, dict[str, list[_SkillRow]], dict[str, int | None] | None]] = {}
 
 
-def _skill_table(rs: Ruleset) -> tuple[dict[str, list[_SkillRow]], dict[str, int | None] | None]:
-    """Per phase kind, the skills `legal_commands` tries, in declaration order: prompt skills
-    (any phase) and the skills of that phase, each with whether it needs the full `is_legal`;
-    and the night stage of each skill when the ruleset keeps the default `stage_for`."""
-    cached = _TABLES.get(id(rs))
-    if cached is None or cached[0] is not rs:
+class _SkillTable(NamedTuple):
+    rs: Ruleset
+    # per phase kind, in declaration order: prompt skills (any phase) and that phase's skills,
+    # each with whether it needs the full `is_legal` (prompt answers, engine skill ids)
+    by_kind: dict[str, list[_SkillRow]]
+    # each skill's night stage, when the ruleset keeps the default `stage_for`
+    stages: dict[str, int | None] | None
+
+
+_TABLES: dict[int, _SkillTable] = {}
+
+
+def _skill_table(rs: Ruleset) -> _SkillTable:
+    table = _TABLES.get(id(rs))
+    if table is None or table.rs is not rs:
         by_kind: dict[str, list[_SkillRow]] = {}
         for kind in (START, DAY, NIGHT):
             by_kind[kind] = [
@@ -163,32 +171,24 @@ def _skill_table(rs: Ruleset) -> tuple[dict[str, list[_SkillRow]], dict[str, int
             ]
         default_stage = type(rs).stage_for is Ruleset.stage_for
         stages = {sid: rs.stage_of(sid) for sid in rs.skills} if default_stage else None
-        cached = (rs, by_kind, stages)
-        _TABLES[id(rs)] = cached
-    return cached[1], cached[2]
+        table = _TABLES[id(rs)] = _SkillTable(rs, by_kind, stages)
+    return table
 
 
-def _candidates(state: GameState, rs: Ruleset, actor: str, spec: SkillSpec) -> list[Command]:
-    sid = spec.id
-    if spec.shape == "yesno":
-        return [Command(actor, sid, answer=True), Command(actor, sid, answer=False)]
-    if spec.shape == "text":
-        return [Command(actor, sid, text="……")]
-    return [_command(actor, sid, targets) for targets in rs.legal_targets(state, actor, sid)]
+_COMMANDS: dict[tuple[str, str, tuple[str, ...], str | None, bool | None], Command] = {}
 
 
-_COMMANDS: dict[tuple[str, str, tuple[str, ...]], Command] = {}
-
-
-def _command(actor: str, skill: str, targets: tuple[str, ...]) -> Command:
-    """`Command(actor, skill, targets)`, shared: commands are immutable values, and the bots ask
-    for the same candidates again and again."""
-    key = (actor, skill, targets)
+def _command(
+    actor: str, skill: str, targets: tuple[str, ...], text: str | None = None, answer: bool | None = None
+) -> Command:
+    """`Command(actor, skill, targets, text, answer)`, shared: commands are immutable values, and
+    the bots ask for the same candidates again and again."""
+    key = (actor, skill, targets, text, answer)
     cmd = _COMMANDS.get(key)
     if cmd is None:
         if len(_COMMANDS) >= 100_000:
             _COMMANDS.clear()
-        cmd = _COMMANDS[key] = Command(actor, skill, targets)
+        cmd = _COMMANDS[key] = Command(actor, skill, targets, text, answer)
     return cmd
 
 
