@@ -228,7 +228,7 @@ class GameState:
         return self.winner is not None
 
     def clone(self) -> GameState:
-        rng = random.Random()
+        rng = random.Random.__new__(random.Random)  # no seeding from os.urandom: setstate sets it all
         rng.setstate(self.rng.getstate())
         return GameState(
             ruleset=self.ruleset,
