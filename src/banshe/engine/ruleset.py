@@ -69,6 +69,10 @@ class Condition:
     test: Predicate
 
 
+# night_stages tuple (kept alive here, so its id is not reused) -> skill -> its first stage
+_STAGE_INDEX: dict[int, tuple[tuple[NightStage, ...], dict[str, int]]] = {}
+
+
 @dataclass
 class Ruleset:
     """Base class: a ruleset package subclasses this and registers one instance."""
@@ -121,10 +125,16 @@ class Ruleset:
         return ENGINE_SKILL_NAMES.get(skill, skill)
 
     def stage_of(self, skill: str) -> int | None:
-        for i, stage in enumerate(self.night_stages):
-            if skill in stage.skills:
-                return i
-        return None
+        """The first night stage that lists `skill` (indexed once per `night_stages` tuple)."""
+        stages = self.night_stages
+        entry = _STAGE_INDEX.get(id(stages))
+        if entry is None or entry[0] is not stages:
+            index: dict[str, int] = {}
+            for i, stage in enumerate(stages):
+                for sid in stage.skills:
+                    index.setdefault(sid, i)
+            entry = _STAGE_INDEX[id(stages)] = (stages, index)
+        return entry[1].get(skill)
 
     def stage_for(self, state: GameState, cmd: Command) -> int | None:
         """The night stage a command belongs to; by default its skill's stage. A ruleset whose

@@ -112,7 +112,7 @@ def legal_commands(state: GameState, actor: str) -> list[Command]:
             if not alive and not spec.actor_may_be_out:
                 continue
             if night:
-                stage = stages[sid] if stages is not None else rs.stage_for(state, Command(actor, sid))
+                stage = stages[sid] if stages is not None else rs.stage_for(state, _command(actor, sid, ()))
                 if stage is not None and (
                     stage < state.stage or (stage > state.stage and not rs.night_stages[stage].opens_with_night)
                 ):
