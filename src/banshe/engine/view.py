@@ -13,7 +13,7 @@ from .commands import ABSTAIN, CHANGE_VOTE, DIRECTOR_SKILLS, VOTE, Command, Ille
 from .core import _check_vote, _shape_refusal, _validate
 from .model import DAY, NIGHT, START, GameState
 from .registry import get_ruleset
-from .ruleset import FREE_TEXT, YES_NO, Ruleset, SkillSpec
+from .ruleset import FREE_TEXT, ONE_TARGET, YES_NO, Ruleset, SkillSpec
 
 
 def view(state: GameState, viewer: str | None) -> dict[str, Any]:
@@ -198,7 +198,13 @@ def _candidate_ok(state: GameState, rs: Ruleset, spec: SkillSpec, cmd: Command) 
     where the engine can avoid it."""
     if rs.gate(state, cmd):
         return False
-    if _shape_refusal(state, spec.name, spec.shape, cmd, spec.targets_may_be_out) is not None:
+    targets = cmd.targets
+    if spec.shape == ONE_TARGET and len(targets) == 1:
+        # the common shape, as `_shape_refusal` checks it
+        target = state.chars.get(targets[0])
+        if target is None or (not target.alive and not spec.targets_may_be_out):
+            return False
+    elif _shape_refusal(state, spec.name, spec.shape, cmd, spec.targets_may_be_out) is not None:
         return False
     try:
         spec.check(state, cmd)
