@@ -345,11 +345,13 @@ def _validate(state: GameState, rs: Ruleset, cmd: Command) -> Any:
             state.prompt_raised = False
             rs.answer_prompt(state, head, cmd)
 
-        # answer_prompt checks before it changes anything; run it on a copy first to be sure
-        probe = state.clone()
-        probe.prompts.pop(0)
-        with contextlib.suppress(GameEnded):
-            rs.answer_prompt(probe, head, cmd)
+        if not rs.check_answer(state, head, cmd):
+            # answer_prompt checks before it changes anything; without the ruleset's own
+            # side-effect-free check, run it on a copy first to be sure
+            probe = state.clone()
+            probe.prompts.pop(0)
+            with contextlib.suppress(GameEnded):
+                rs.answer_prompt(probe, head, cmd)
         return answer
     if not actor.alive and not spec.actor_may_be_out:
         raise IllegalCommand(f"{cmd.actor}已出局，不能发动<{spec.name}>", "actor_out")

@@ -180,6 +180,13 @@ class Ruleset:
         """Check and apply the answer to `prompt` (raise IllegalCommand to refuse it)."""
         raise NotImplementedError
 
+    def check_answer(self, state: GameState, prompt: Prompt, cmd: Command) -> bool:
+        """Raise IllegalCommand when `cmd` may not answer `prompt`, changing nothing, and return
+        True. A ruleset overrides this only when these are all of `answer_prompt`'s refusals
+        (it calls them first; nothing it runs afterwards raises IllegalCommand). The default
+        returns False: the engine then runs `answer_prompt` on a copy of the state to find out."""
+        return False
+
     def prompt_default(self, state: GameState, prompt: Prompt) -> None:
         """What happens when `prompt` is not answered in time."""
 

@@ -856,27 +856,36 @@ def _set_heir(state: GameState, kind: str, heir: str | None) -> None:
             notice(state, heir, "你获得了【杀人】。")
 
 
-def answer_prompt(state: GameState, prompt: Prompt, cmd: Command) -> None:
+def check_answer(state: GameState, prompt: Prompt, cmd: Command) -> None:
+    """Every refusal of an answer (nothing after these checks refuses); changes nothing."""
     if prompt.skill == SHOOT:
         target = cmd.targets[0]
         if target == cmd.actor:
             raise IllegalCommand("最后一枪需要选择一名其他角色")
-        state.char(cmd.actor).spend(SHOOT)
-        if state.char(target).role in (*WOLVES, PIPER):
-            stats(state)["hunter_hit"] = True
-        put_out(state, target, "最后一枪")
     elif prompt.skill == SUCCEED:
         target = cmd.targets[0]
         if target == cmd.actor or not state.is_alive(target):
             raise IllegalCommand("殉职须选择一名未出局的其他角色继任警长")
-        change_sheriff(state, target)
     elif prompt.skill == HEIR:
         kind = prompt.get("kind")
         target = cmd.targets[0]
         if target not in _heir_candidates(state, kind, cmd.actor):
             need = "未出局的良民" if kind == "scapegoat" else "未出局的狼人阵营狼人"
             raise IllegalCommand(f"{target}不能被指认：须指认一名{need}")
-        _set_heir(state, kind, target)
+
+
+def answer_prompt(state: GameState, prompt: Prompt, cmd: Command) -> None:
+    check_answer(state, prompt, cmd)
+    if prompt.skill == SHOOT:
+        target = cmd.targets[0]
+        state.char(cmd.actor).spend(SHOOT)
+        if state.char(target).role in (*WOLVES, PIPER):
+            stats(state)["hunter_hit"] = True
+        put_out(state, target, "最后一枪")
+    elif prompt.skill == SUCCEED:
+        change_sheriff(state, cmd.targets[0])
+    elif prompt.skill == HEIR:
+        _set_heir(state, prompt.get("kind"), cmd.targets[0])
     elif prompt.skill == FEIGN:
         if cmd.answer:
             _feign(state, cmd.actor)
@@ -1208,6 +1217,10 @@ class Chenji(Ruleset):
 
     def answer_prompt(self, state: GameState, prompt: Prompt, cmd: Command) -> None:
         answer_prompt(state, prompt, cmd)
+
+    def check_answer(self, state: GameState, prompt: Prompt, cmd: Command) -> bool:
+        check_answer(state, prompt, cmd)
+        return True
 
     def prompt_default(self, state: GameState, prompt: Prompt) -> None:
         prompt_default(state, prompt)

@@ -306,21 +306,25 @@ def _hand_badge(state: GameState, successor: str | None) -> None:
         report(state, f"警长{old}撕掉了警徽。")
 
 
-def answer_prompt(state: GameState, prompt: Prompt, cmd: Command) -> None:
+def check_answer(state: GameState, prompt: Prompt, cmd: Command) -> None:
+    """Every refusal of an answer (nothing after these checks refuses); changes nothing."""
     target = cmd.targets[0]
     if prompt.skill == SHOOT:
         if target == cmd.actor:
             raise IllegalCommand("最后一枪需要选择一名其他角色")
+    elif prompt.skill == SUCCEED and target != TEAR_BADGE and target not in _successor_candidates(state, cmd.actor):
+        raise IllegalCommand(f"{target}不能继任警长")
+
+
+def answer_prompt(state: GameState, prompt: Prompt, cmd: Command) -> None:
+    check_answer(state, prompt, cmd)
+    target = cmd.targets[0]
+    if prompt.skill == SHOOT:
         state.char(cmd.actor).spend(SHOOT)
         report(state, f"猎人{cmd.actor}发动最后一枪，{target}出局。")
         put_out(state, target, "最后一枪")
     elif prompt.skill == SUCCEED:
-        if target == TEAR_BADGE:
-            _hand_badge(state, None)
-            return
-        if target not in _successor_candidates(state, cmd.actor):
-            raise IllegalCommand(f"{target}不能继任警长")
-        _hand_badge(state, target)
+        _hand_badge(state, None if target == TEAR_BADGE else target)
 
 
 def prompt_default(state: GameState, prompt: Prompt) -> None:
@@ -613,6 +617,10 @@ class Pinming(Ruleset):
 
     def answer_prompt(self, state: GameState, prompt: Prompt, cmd: Command) -> None:
         answer_prompt(state, prompt, cmd)
+
+    def check_answer(self, state: GameState, prompt: Prompt, cmd: Command) -> bool:
+        check_answer(state, prompt, cmd)
+        return True
 
     def prompt_default(self, state: GameState, prompt: Prompt) -> None:
         prompt_default(state, prompt)
