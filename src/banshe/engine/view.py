@@ -7,11 +7,11 @@ the game is over, the 复盘 reveals every identity to everyone.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 from .commands import ABSTAIN, CHANGE_VOTE, DIRECTOR_SKILLS, VOTE, Command, IllegalCommand
 from .core import _check_vote, _shape_refusal, _validate
-from .model import DAY, NIGHT, START, GameState
+from .model import DAY, NIGHT, GameState
 from .registry import get_ruleset
 from .ruleset import FREE_TEXT, ONE_TARGET, YES_NO, Ruleset, SkillSpec
 
@@ -92,40 +92,34 @@ def legal_commands(state: GameState, actor: str) -> list[Command]:
     if kind == DAY and not settling and alive:
         skill = CHANGE_VOTE if actor in state.votes else VOTE
         # one full check with 弃权 settles everything about the voter; targets only need to be votable
-        abstain = _command(actor, skill, (ABSTAIN,))
+        commands = _commands(actor, skill)
+        abstain = commands[(ABSTAIN,)]
         if _vote_ok(state, rs, abstain):
             can_be_voted = rs.can_be_voted
-            found = [_command(actor, skill, (t,)) for t in state.alive_names() if can_be_voted(state, t) is None]
+            found = [commands[(t,)] for t in state.alive_names() if can_be_voted(state, t) is None]
             found.append(abstain)
     head = state.prompts[0] if state.prompts else None
-    table = _skill_table(rs)
-    stages = table.stages
     night = kind == NIGHT
-    for sid, spec, exact in table.by_kind[kind]:
+    for sid, spec, exact, stage_check, shape in _skill_rows(rs, kind, state.stage if night else 0, alive, settling):
         if spec.prompt:
             if head is None or head.actor != actor or head.skill != sid:
                 continue
-        else:
-            if settling:
+        elif stage_check:
+            stage = rs.stage_for(state, _commands(actor, sid)[()])
+            if stage is not None and (
+                stage < state.stage or (stage > state.stage and not rs.night_stages[stage].opens_with_night)
+            ):
                 continue
-            # _validate's actor/skill checks, made once for all the candidates
-            if not alive and not spec.actor_may_be_out:
-                continue
-            if night:
-                stage = stages[sid] if stages is not None else rs.stage_for(state, _command(actor, sid, ()))
-                if stage is not None and (
-                    stage < state.stage or (stage > state.stage and not rs.night_stages[stage].opens_with_night)
-                ):
-                    continue
-        shape = spec.shape
         if shape == YES_NO:
-            candidates = [_command(actor, sid, (), answer=True), _command(actor, sid, (), answer=False)]
+            candidates = [_plain(actor, sid, answer=True), _plain(actor, sid, answer=False)]
         elif shape == FREE_TEXT:
-            candidates = [_command(actor, sid, (), text="……")]
+            candidates = [_plain(actor, sid, text="……")]
         else:
-            candidates = [_command(actor, sid, targets) for targets in rs.legal_targets(state, actor, sid)]
-            if not candidates:
+            targets = rs.legal_targets(state, actor, sid)
+            if not targets:
                 continue
+            commands = _commands(actor, sid)
+            candidates = [commands[t] for t in targets]
         if exact:
             found += [c for c in candidates if is_legal(state, c) is None]
         else:
@@ -144,51 +138,81 @@ def _vote_ok(state: GameState, rs: Ruleset, cmd: Command) -> bool:
     return True
 
 
-_SkillRow = tuple[str, SkillSpec, bool]
+# (skill id, spec, needs the full `is_legal`, needs the `stage_for` check, target shape)
+_SkillRow = tuple[str, SkillSpec, bool, bool, str]
+_ROWS: dict[int, tuple[Ruleset, dict[tuple[str, int, bool, bool], list[_SkillRow]]]] = {}
 
 
-class _SkillTable(NamedTuple):
-    rs: Ruleset
-    # per phase kind, in declaration order: prompt skills (any phase) and that phase's skills,
-    # each with whether it needs the full `is_legal` (prompt answers, engine skill ids)
-    by_kind: dict[str, list[_SkillRow]]
-    # each skill's night stage, when the ruleset keeps the default `stage_for`
-    stages: dict[str, int | None] | None
-
-
-_TABLES: dict[int, _SkillTable] = {}
-
-
-def _skill_table(rs: Ruleset) -> _SkillTable:
-    table = _TABLES.get(id(rs))
-    if table is None or table.rs is not rs:
-        by_kind: dict[str, list[_SkillRow]] = {}
-        for kind in (START, DAY, NIGHT):
-            by_kind[kind] = [
-                (sid, spec, spec.prompt or sid in DIRECTOR_SKILLS or sid in (VOTE, CHANGE_VOTE))
-                for sid, spec in rs.skills.items()
-                if spec.prompt or kind in spec.phases
-            ]
+def _skill_rows(rs: Ruleset, kind: str, stage: int, alive: bool, settling: bool) -> list[_SkillRow]:
+    """The skills `legal_commands` tries, in declaration order: prompt skills (any phase, any
+    actor; checked against the head prompt) and the skills that pass `_validate`'s actor/skill
+    checks (phase, alive, 关门, night stage — by `stage_of` where the ruleset keeps the default
+    `stage_for`, else flagged for a `stage_for` call). Built once per ruleset and situation."""
+    cached = _ROWS.get(id(rs))
+    if cached is None or cached[0] is not rs:
+        cached = _ROWS[id(rs)] = (rs, {})
+    key = (kind, stage, alive, settling)
+    rows = cached[1].get(key)
+    if rows is None:
         default_stage = type(rs).stage_for is Ruleset.stage_for
-        stages = {sid: rs.stage_of(sid) for sid in rs.skills} if default_stage else None
-        table = _TABLES[id(rs)] = _SkillTable(rs, by_kind, stages)
+        rows = []
+        for sid, spec in rs.skills.items():
+            exact = spec.prompt or sid in DIRECTOR_SKILLS or sid in (VOTE, CHANGE_VOTE)
+            stage_check = False
+            if not spec.prompt:
+                if kind not in spec.phases or settling or (not alive and not spec.actor_may_be_out):
+                    continue
+                if kind == NIGHT:
+                    if not default_stage:
+                        stage_check = True
+                    else:
+                        at = rs.stage_of(sid)
+                        if at is not None and (at < stage or (at > stage and not rs.night_stages[at].opens_with_night)):
+                            continue
+            rows.append((sid, spec, exact, stage_check, spec.shape))
+        cached[1][key] = rows
+    return rows
+
+
+class _Commands(dict[tuple[str, ...], Command]):
+    """One actor's commands of one skill by targets, made on first use (commands are immutable
+    values, and the bots ask for the same candidates again and again)."""
+
+    def __init__(self, actor: str, skill: str) -> None:
+        super().__init__()
+        self.actor = actor
+        self.skill = skill
+
+    def __missing__(self, targets: tuple[str, ...]) -> Command:
+        if len(self) >= 1000:
+            self.clear()
+        cmd = self[targets] = Command(self.actor, self.skill, targets)
+        return cmd
+
+
+_BY_ACTOR: dict[tuple[str, str], _Commands] = {}
+
+
+def _commands(actor: str, skill: str) -> _Commands:
+    table = _BY_ACTOR.get((actor, skill))
+    if table is None:
+        if len(_BY_ACTOR) >= 10_000:
+            _BY_ACTOR.clear()
+        table = _BY_ACTOR[(actor, skill)] = _Commands(actor, skill)
     return table
 
 
-_COMMANDS: dict[tuple[str, str, tuple[str, ...], str | None, bool | None], Command] = {}
+_OTHER: dict[tuple[str, str, str | None, bool | None], Command] = {}
 
 
-def _command(
-    actor: str, skill: str, targets: tuple[str, ...], text: str | None = None, answer: bool | None = None
-) -> Command:
-    """`Command(actor, skill, targets, text, answer)`, shared: commands are immutable values, and
-    the bots ask for the same candidates again and again."""
-    key = (actor, skill, targets, text, answer)
-    cmd = _COMMANDS.get(key)
+def _plain(actor: str, skill: str, text: str | None = None, answer: bool | None = None) -> Command:
+    """A shared target-less command with a text or a yes/no answer."""
+    key = (actor, skill, text, answer)
+    cmd = _OTHER.get(key)
     if cmd is None:
-        if len(_COMMANDS) >= 100_000:
-            _COMMANDS.clear()
-        cmd = _COMMANDS[key] = Command(actor, skill, targets, text, answer)
+        if len(_OTHER) >= 10_000:
+            _OTHER.clear()
+        cmd = _OTHER[key] = Command(actor, skill, (), text, answer)
     return cmd
 
 
