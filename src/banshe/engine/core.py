@@ -74,7 +74,7 @@ class Step:
 
 # -- events ----------------------------------------------------------------------------------
 def emit(state: GameState, kind: str, audience: Audience, text: str = "", **data: Any) -> Event:
-    event = Event(kind, state.phase.label, audience, data, text)
+    event = Event(kind, state.phase._label, audience, data, text)
     state.log.append(event)
     return event
 
