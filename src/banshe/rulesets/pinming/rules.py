@@ -662,13 +662,14 @@ class Pinming(Ruleset):
 
 def _may_hold(state: GameState, actor: str, skill: str) -> bool:
     """Whether `actor` holds `skill` at all (the bots' pruning; the engine still checks everything)."""
-    c = state.char(actor)
-    if skill in (KILL, DUEL, SLASH, SURRENDER):
-        return actor in _group(state)
+    c = state.chars[actor]
+    if skill in _GROUP_SKILLS:
+        return actor in state.groups.get(WOLF_GROUP, ())
     holder = _HOLDERS.get(skill)
     return holder is None or c.role == holder
 
 
+_GROUP_SKILLS = frozenset({KILL, DUEL, SLASH, SURRENDER})
 _HOLDERS = {RECOGNIZE: HALFBLOOD, CHECK: SEER, ANTIDOTE: WITCH, POISON: WITCH}
 
 
