@@ -13,6 +13,7 @@ from .model import GameState, Prompt
 Check = Callable[[GameState, Command], None]
 Apply = Callable[[GameState, Command], None]
 Predicate = Callable[[GameState], Any]
+Refusal = Callable[[GameState, Command], bool]
 
 # Target shapes of a skill.
 NO_TARGET = "none"
@@ -51,6 +52,9 @@ class SkillSpec:
     actor_may_be_out: bool = False
     targets_may_be_out: bool = False
     audience: str = "self"  # who sees that it was posted: self | public | group:<name>
+    # a quick test for `legal_commands`: True only where `check` refuses the command (so the
+    # bots' mask skips raising an exception for it); False or None: `check` decides
+    refuses: Refusal | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -230,6 +230,8 @@ def _candidate_ok(state: GameState, rs: Ruleset, spec: SkillSpec, cmd: Command) 
             return False
     elif _shape_refusal(state, spec.name, spec.shape, cmd, spec.targets_may_be_out) is not None:
         return False
+    if spec.refuses is not None and spec.refuses(state, cmd):
+        return False  # `check` would refuse it
     try:
         spec.check(state, cmd)
     except IllegalCommand:

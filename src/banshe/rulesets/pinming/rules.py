@@ -473,9 +473,13 @@ def apply_surrender(state: GameState, cmd: Command) -> None:
         judge_lost(state, WOLVES, "投降")
 
 
-def check_last_words(state: GameState, cmd: Command) -> None:
+def no_last_words(state: GameState, cmd: Command) -> bool:
     c = state.char(cmd.actor)
-    if c.alive or c.marks.get("last_words") != "open":
+    return c.alive or c.marks.get("last_words") != "open"
+
+
+def check_last_words(state: GameState, cmd: Command) -> None:
+    if no_last_words(state, cmd):
         raise IllegalCommand(f"{cmd.actor}没有遗言权利（遗言只给最先出局的{LAST_WORDS_COUNT}名角色）")
 
 
@@ -524,7 +528,16 @@ SKILLS = {
             actor_may_be_out=True,
             audience="group:wolves",
         ),
-        SkillSpec(LAST_WORDS, "遗言", _ANY, FREE_TEXT, check_last_words, apply_last_words, actor_may_be_out=True),
+        SkillSpec(
+            LAST_WORDS,
+            "遗言",
+            _ANY,
+            FREE_TEXT,
+            check_last_words,
+            apply_last_words,
+            actor_may_be_out=True,
+            refuses=no_last_words,
+        ),
     )
 }
 
