@@ -101,15 +101,8 @@ def legal_commands(state: GameState, actor: str) -> list[Command]:
     head = state.prompts[0] if state.prompts else None
     night = kind == NIGHT
     for sid, spec, exact, stage_check, shape in _skill_rows(rs, kind, state.stage if night else 0, alive, settling):
-        if spec.prompt:
-            if head is None or head.actor != actor or head.skill != sid:
-                continue
-        elif stage_check:
-            stage = rs.stage_for(state, _commands(actor, sid)[()])
-            if stage is not None and (
-                stage < state.stage or (stage > state.stage and not rs.night_stages[stage].opens_with_night)
-            ):
-                continue
+        if spec.prompt and (head is None or head.actor != actor or head.skill != sid):
+            continue
         if shape == YES_NO:
             candidates = [_plain(actor, sid, answer=True), _plain(actor, sid, answer=False)]
         elif shape == FREE_TEXT:
@@ -120,6 +113,13 @@ def legal_commands(state: GameState, actor: str) -> list[Command]:
                 continue
             commands = _commands(actor, sid)
             candidates = [commands[t] for t in targets]
+        if stage_check:
+            # an overridden stage_for, asked once the skill has candidates (both are pure)
+            stage = rs.stage_for(state, _commands(actor, sid)[()])
+            if stage is not None and (
+                stage < state.stage or (stage > state.stage and not rs.night_stages[stage].opens_with_night)
+            ):
+                continue
         if exact:
             found += [c for c in candidates if is_legal(state, c) is None]
         else:
