@@ -688,9 +688,14 @@ _HOLDERS = {RECOGNIZE: HALFBLOOD, CHECK: SEER, ANTIDOTE: WITCH, POISON: WITCH}
 
 def _wolves_win(state: GameState) -> str | None:
     # 狼人阵营胜利条件: 1、预言家、女巫、猎人、白痴出局  2、村民全部出局 (屠边)
-    gods_out = not any(c.alive for c in state.chars.values() if c.role in GODS)
-    villagers_out = not _role_alive(state, VILLAGER)
-    return WOLVES if gods_out or villagers_out else None
+    gods_alive = villagers_alive = False
+    for c in state.chars.values():
+        if c.alive:
+            if c.role in GODS:
+                gods_alive = True
+            elif c.role == VILLAGER:
+                villagers_alive = True
+    return WOLVES if not gods_alive or not villagers_alive else None
 
 
 def _village_wins(state: GameState) -> str | None:
