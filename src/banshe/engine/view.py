@@ -184,7 +184,7 @@ class _Commands(dict[tuple[str, ...], Command]):
         self.skill = skill
 
     def __missing__(self, targets: tuple[str, ...]) -> Command:
-        if len(self) >= 1000:
+        if len(self) >= 256:
             self.clear()
         cmd = self[targets] = Command(self.actor, self.skill, targets)
         return cmd
@@ -196,7 +196,7 @@ _BY_ACTOR: dict[tuple[str, str], _Commands] = {}
 def _commands(actor: str, skill: str) -> _Commands:
     table = _BY_ACTOR.get((actor, skill))
     if table is None:
-        if len(_BY_ACTOR) >= 10_000:
+        if len(_BY_ACTOR) >= 4096:
             _BY_ACTOR.clear()
         table = _BY_ACTOR[(actor, skill)] = _Commands(actor, skill)
     return table
