@@ -3,13 +3,16 @@
 `legal_commands` checks the actor/skill once per skill and the candidates without raising; a
 ruleset's `check_answer` replaces running `answer_prompt` on a copy; `GameState.clone` copies
 plain data without `copy.deepcopy`. Each is compared here with the plain version, at every
-position of random games of every ruleset.
+position of random games of every ruleset; and the random games themselves (winners, outs,
+accepted commands) must stay those recorded before the fast paths.
 """
 
 from __future__ import annotations
 
 import contextlib
 import copy
+import hashlib
+import json
 
 import pytest
 
@@ -131,3 +134,26 @@ def test_deep_copy_is_deepcopy() -> None:
         assert repr(mine) == repr(copy.deepcopy(data))
     kept = deep_copy(cases[1])
     assert kept["x"] is kept["y"]  # type: ignore[index]
+
+
+# (winner, ended_in, outs, accepted commands) of seeds 0..19, recorded before the fast paths
+STREAMS = {
+    "pinming": "d7667616a5118cd55ff9e5ad837e1438c0fcae5687d0b8434e931678b02ba3c3",
+    "chenji": "cb0437ed2995cc64d991d62bef0e66b7f06b1ff100a7b15dbc1b5ed2eb3a3e2d",
+    "ganran": "f97f1fa88568c73d8b5c0c76c90e6fbbc143be207848c9fee184e1e8799478eb",
+}
+
+
+@pytest.mark.parametrize(("ruleset", "players"), GAMES)
+def test_random_games_are_unchanged(ruleset: str, players: int) -> None:
+    digest = hashlib.sha256()
+    for seed in range(20):
+        state = play_random_game(ruleset, DEMO_NAMES[:players], seed)
+        record = {
+            "winner": state.winner,
+            "ended_in": state.ended_in.label if state.ended_in else None,
+            "outs": [[o.player, o.phase.label, o.cause] for o in state.outs],
+            "commands": [c.to_json() for c in state.commands],
+        }
+        digest.update(json.dumps(record, ensure_ascii=False, sort_keys=True).encode())
+    assert digest.hexdigest() == STREAMS[ruleset]
