@@ -644,7 +644,7 @@ class Pinming(Ruleset):
         return None
 
     def can_be_voted(self, state: GameState, target: str) -> str | None:
-        if _feigned(state, target):
+        if state.chars[target].marks.get("feigned"):  # _feigned, inline: asked for every target
             return f"{target}已发动装傻，不能成为投票对象"
         return None
 
