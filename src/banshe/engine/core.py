@@ -74,7 +74,7 @@ class Step:
 
 # -- events ----------------------------------------------------------------------------------
 def emit(state: GameState, kind: str, audience: Audience, text: str = "", **data: Any) -> Event:
-    event = Event(kind, state.phase.label, audience, data, text)
+    event = Event(kind, state.phase._label, audience, data, text)
     state.log.append(event)
     return event
 
@@ -345,11 +345,13 @@ def _validate(state: GameState, rs: Ruleset, cmd: Command) -> Any:
             state.prompt_raised = False
             rs.answer_prompt(state, head, cmd)
 
-        # answer_prompt checks before it changes anything; run it on a copy first to be sure
-        probe = state.clone()
-        probe.prompts.pop(0)
-        with contextlib.suppress(GameEnded):
-            rs.answer_prompt(probe, head, cmd)
+        if not rs.check_answer(state, head, cmd):
+            # answer_prompt checks before it changes anything; without the ruleset's own
+            # side-effect-free check, run it on a copy first to be sure
+            probe = state.clone()
+            probe.prompts.pop(0)
+            with contextlib.suppress(GameEnded):
+                rs.answer_prompt(probe, head, cmd)
         return answer
     if not actor.alive and not spec.actor_may_be_out:
         raise IllegalCommand(f"{cmd.actor}已出局，不能发动<{spec.name}>", "actor_out")
@@ -370,35 +372,47 @@ def _validate(state: GameState, rs: Ruleset, cmd: Command) -> Any:
 
 
 def _check_shape(state: GameState, skill_name: str, shape: str, cmd: Command, may_be_out: bool) -> None:
+    refusal = _shape_refusal(state, skill_name, shape, cmd, may_be_out)
+    if refusal is not None:
+        raise IllegalCommand(*refusal)
+
+
+def _shape_refusal(
+    state: GameState, skill_name: str, shape: str, cmd: Command, may_be_out: bool
+) -> tuple[str, str] | None:
+    """Why `cmd`'s targets do not fit the skill's shape (reason, code), or None. No exception:
+    `legal_commands` runs this for every candidate."""
     if shape == NO_TARGET:
         if cmd.targets:
-            raise IllegalCommand(f"<{skill_name}>不需要目标", "bad_target")
-        return
+            return (f"<{skill_name}>不需要目标", "bad_target")
+        return None
     if shape == FREE_TEXT:
         if not cmd.text:
-            raise IllegalCommand(f"<{skill_name}>需要填写内容", "bad_target")
-        return
+            return (f"<{skill_name}>需要填写内容", "bad_target")
+        return None
     if shape == YES_NO:
         if cmd.answer is None:
-            raise IllegalCommand(f"<{skill_name}>需要回答“是”或“否”", "bad_target")
-        return
+            return (f"<{skill_name}>需要回答“是”或“否”", "bad_target")
+        return None
     if shape == AMOUNT:
-        return
+        return None
     if shape == SUCCESSOR:
         if len(cmd.targets) != 1:
-            raise IllegalCommand(f"<{skill_name}>需要指定一名继任者或“{TEAR_BADGE}”", "bad_target")
+            return (f"<{skill_name}>需要指定一名继任者或“{TEAR_BADGE}”", "bad_target")
         if cmd.targets[0] == TEAR_BADGE:
-            return
+            return None
     if shape == ONE_TARGET and len(cmd.targets) != 1:
-        raise IllegalCommand(f"<{skill_name}>需要恰好一个目标", "bad_target")
+        return (f"<{skill_name}>需要恰好一个目标", "bad_target")
     if shape == MANY_TARGETS and not cmd.targets:
-        raise IllegalCommand(f"<{skill_name}>需要目标", "bad_target")
+        return (f"<{skill_name}>需要目标", "bad_target")
+    chars = state.chars
     for t in cmd.targets:
-        c = state.chars.get(t)
+        c = chars.get(t)
         if c is None:
-            raise IllegalCommand(f"{t}不是本局的角色", "bad_target")
+            return (f"{t}不是本局的角色", "bad_target")
         if not c.alive and not may_be_out:
-            raise IllegalCommand(f"{t}已出局，不能成为<{skill_name}>的目标", "target_out")
+            return (f"{t}已出局，不能成为<{skill_name}>的目标", "target_out")
+    return None
 
 
 # -- votes -------------------------------------------------------------------------------------

@@ -30,7 +30,12 @@ class Audience:
 
     @staticmethod
     def player(name: str) -> Audience:
-        return Audience(PLAYER, (name,))
+        audience = _PLAYERS.get(name)
+        if audience is None:
+            if len(_PLAYERS) >= 10_000:
+                _PLAYERS.clear()
+            audience = _PLAYERS[name] = Audience(PLAYER, (name,))
+        return audience
 
     @staticmethod
     def of_group(group: str, members: tuple[str, ...]) -> Audience:
@@ -46,6 +51,8 @@ class Audience:
 
 
 _PUBLIC = Audience(PUBLIC)
+# one shared (immutable) audience per player name
+_PLAYERS: dict[str, Audience] = {}
 _DIRECTOR = Audience(DIRECTOR)
 
 

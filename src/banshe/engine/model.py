@@ -18,18 +18,73 @@ NIGHT = "night"
 _PHASE_RE = re.compile(r"^第(\d+)([天夜])$")
 
 
+class _NotPlain(Exception):
+    """The data holds something `_copy_plain` does not copy itself; `copy.deepcopy` does."""
+
+
+_ATOMS = frozenset({str, int, float, bool, type(None)})
+
+
+def _copy_plain(x: Any, seen: set[int]) -> Any:
+    t = type(x)
+    if t in _ATOMS:
+        return x
+    if t is dict:
+        if id(x) in seen:
+            raise _NotPlain  # shared: deepcopy keeps the sharing
+        seen.add(id(x))
+        out = {}
+        for k, v in x.items():
+            if type(k) not in _ATOMS and not (type(k) is tuple and all(type(e) in _ATOMS for e in k)):
+                raise _NotPlain
+            out[k] = _copy_plain(v, seen)
+        return out
+    if t is list:
+        if id(x) in seen:
+            raise _NotPlain
+        seen.add(id(x))
+        return [_copy_plain(v, seen) for v in x]
+    if t is set:
+        if id(x) in seen:
+            raise _NotPlain
+        seen.add(id(x))
+        for e in x:
+            if type(e) not in _ATOMS and not (type(e) is tuple and all(type(i) in _ATOMS for i in e)):
+                raise _NotPlain
+        return set(list(x))  # as deepcopy rebuilds a set (same iteration order)
+    if t is tuple:
+        items = [_copy_plain(v, seen) for v in x]
+        # like deepcopy: a tuple whose items are all kept is kept
+        return x if all(a is b for a, b in zip(items, x, strict=True)) else tuple(items)
+    raise _NotPlain
+
+
+def deep_copy(data: Any) -> Any:
+    """`copy.deepcopy(data)`, faster for plain data (dicts, lists, sets, tuples of str/int/float/
+    bool/None without shared containers), the shape of acts, flags and marks; anything else goes
+    to `copy.deepcopy`."""
+    try:
+        return _copy_plain(data, set())
+    except _NotPlain:
+        return copy.deepcopy(data)
+
+
 @dataclass(frozen=True, slots=True)
 class Phase:
     """开局, then 第1天, 第1夜, 第2天, …"""
 
     kind: str
     number: int = 0
+    # the label, computed once (every event carries it)
+    _label: str = field(init=False, repr=False, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        label = "开局" if self.kind == START else f"第{self.number}{'天' if self.kind == DAY else '夜'}"
+        object.__setattr__(self, "_label", label)
 
     @property
     def label(self) -> str:
-        if self.kind == START:
-            return "开局"
-        return f"第{self.number}{'天' if self.kind == DAY else '夜'}"
+        return self._label
 
     @property
     def ordinal(self) -> int:
@@ -88,7 +143,7 @@ class Character:
             self.lives,
             set(self.statuses),
             dict(self.charges),
-            copy.deepcopy(self.marks) if self.marks else {},
+            deep_copy(self.marks) if self.marks else {},
             self.skills_lost,
         )
 
@@ -173,7 +228,7 @@ class GameState:
         return self.winner is not None
 
     def clone(self) -> GameState:
-        rng = random.Random()
+        rng = random.Random.__new__(random.Random)  # no seeding from os.urandom: setstate sets it all
         rng.setstate(self.rng.getstate())
         return GameState(
             ruleset=self.ruleset,
@@ -198,8 +253,8 @@ class GameState:
             vote_changed=set(self.vote_changed),
             vote_trail=list(self.vote_trail),
             accelerated=self.accelerated,
-            acts=copy.deepcopy(self.acts),
-            flags=copy.deepcopy(self.flags),
+            acts=deep_copy(self.acts),
+            flags=deep_copy(self.flags),
             rng=rng,
             forced_draws=list(self.forced_draws),
             log=list(self.log),

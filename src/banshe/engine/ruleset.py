@@ -13,6 +13,7 @@ from .model import GameState, Prompt
 Check = Callable[[GameState, Command], None]
 Apply = Callable[[GameState, Command], None]
 Predicate = Callable[[GameState], Any]
+Refusal = Callable[[GameState, Command], bool]
 
 # Target shapes of a skill.
 NO_TARGET = "none"
@@ -51,6 +52,9 @@ class SkillSpec:
     actor_may_be_out: bool = False
     targets_may_be_out: bool = False
     audience: str = "self"  # who sees that it was posted: self | public | group:<name>
+    # a quick test for `legal_commands`: True only where `check` refuses the command (so the
+    # bots' mask skips raising an exception for it); False or None: `check` decides
+    refuses: Refusal | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +71,10 @@ class Condition:
 
     name: str
     test: Predicate
+
+
+# night_stages tuple (kept alive here, so its id is not reused) -> skill -> its first stage
+_STAGE_INDEX: dict[int, tuple[tuple[NightStage, ...], dict[str, int]]] = {}
 
 
 @dataclass
@@ -121,14 +129,22 @@ class Ruleset:
         return ENGINE_SKILL_NAMES.get(skill, skill)
 
     def stage_of(self, skill: str) -> int | None:
-        for i, stage in enumerate(self.night_stages):
-            if skill in stage.skills:
-                return i
-        return None
+        """The first night stage that lists `skill` (indexed once per `night_stages` tuple)."""
+        stages = self.night_stages
+        entry = _STAGE_INDEX.get(id(stages))
+        if entry is None or entry[0] is not stages:
+            index: dict[str, int] = {}
+            for i, stage in enumerate(stages):
+                for sid in stage.skills:
+                    index.setdefault(sid, i)
+            entry = _STAGE_INDEX[id(stages)] = (stages, index)
+        return entry[1].get(skill)
 
     def stage_for(self, state: GameState, cmd: Command) -> int | None:
         """The night stage a command belongs to; by default its skill's stage. A ruleset whose
-        skill settles in different stages by actor (感染: 穆图's 咬噬 vs a 狼人's) overrides it."""
+        skill settles in different stages by actor (感染: 穆图's 咬噬 vs a 狼人's) overrides it. It
+        depends on the actor and the skill only, never on the targets (`legal_commands` asks it
+        once per skill)."""
         return self.stage_of(cmd.skill)
 
     # -- hooks (overridden by rulesets) -----------------------------------------------------
@@ -167,6 +183,13 @@ class Ruleset:
     def answer_prompt(self, state: GameState, prompt: Prompt, cmd: Command) -> None:
         """Check and apply the answer to `prompt` (raise IllegalCommand to refuse it)."""
         raise NotImplementedError
+
+    def check_answer(self, state: GameState, prompt: Prompt, cmd: Command) -> bool:
+        """Raise IllegalCommand when `cmd` may not answer `prompt`, changing nothing, and return
+        True. A ruleset overrides this only when these are all of `answer_prompt`'s refusals
+        (it calls them first; nothing it runs afterwards raises IllegalCommand). The default
+        returns False: the engine then runs `answer_prompt` on a copy of the state to find out."""
+        return False
 
     def prompt_default(self, state: GameState, prompt: Prompt) -> None:
         """What happens when `prompt` is not answered in time."""

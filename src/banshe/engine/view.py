@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .commands import ABSTAIN, CHANGE_VOTE, VOTE, Command, IllegalCommand
-from .core import _validate
-from .model import DAY, GameState
+from .commands import ABSTAIN, CHANGE_VOTE, DIRECTOR_SKILLS, VOTE, Command, IllegalCommand
+from .core import _check_vote, _shape_refusal, _validate
+from .model import DAY, NIGHT, GameState
 from .registry import get_ruleset
+from .ruleset import FREE_TEXT, ONE_TARGET, YES_NO, Ruleset, SkillSpec
 
 
 def view(state: GameState, viewer: str | None) -> dict[str, Any]:
@@ -75,29 +76,164 @@ def legal_commands(state: GameState, actor: str) -> list[Command]:
     """Every command `actor` may post now (the bots' action mask). Director commands excluded.
 
     Candidates come from the ruleset's `legal_targets` (which returns nothing for a skill the
-    actor does not hold); each one is then checked exactly as the engine would check it."""
-    if state.over or actor not in state.chars:
+    actor does not hold); each one is then checked exactly as the engine would check it. The
+    engine's checks that depend on the actor and the skill only (alive, phase, 关门, night stage)
+    are made once per skill: a skill they refuse has no legal candidate."""
+    if state.winner is not None:
+        return []
+    me = state.chars.get(actor)
+    if me is None:
         return []
     rs = get_ruleset(state.ruleset)
+    kind = state.phase.kind
+    settling = state.settling
+    alive = me.alive
     found: list[Command] = []
-    if state.phase.kind == DAY and not state.settling and state.chars[actor].alive:
+    if kind == DAY and not settling and alive:
         skill = CHANGE_VOTE if actor in state.votes else VOTE
         # one full check with 弃权 settles everything about the voter; targets only need to be votable
-        if is_legal(state, Command(actor, skill, (ABSTAIN,))) is None:
-            found += [Command(actor, skill, (t,)) for t in state.alive_names() if rs.can_be_voted(state, t) is None]
-            found.append(Command(actor, skill, (ABSTAIN,)))
+        commands = _commands(actor, skill)
+        abstain = commands[(ABSTAIN,)]
+        if _vote_ok(state, rs, abstain):
+            can_be_voted = rs.can_be_voted
+            found = [commands[(t,)] for t in state.alive_names() if can_be_voted(state, t) is None]
+            found.append(abstain)
     head = state.prompts[0] if state.prompts else None
-    for sid, spec in rs.skills.items():
-        if spec.prompt:
-            if head is None or head.actor != actor or head.skill != sid:
-                continue
-        elif state.phase.kind not in spec.phases or state.settling:
+    night = kind == NIGHT
+    for sid, spec, exact, stage_check, shape in _skill_rows(rs, kind, state.stage if night else 0, alive, settling):
+        if spec.prompt and (head is None or head.actor != actor or head.skill != sid):
             continue
-        if spec.shape == "yesno":
-            candidates = [Command(actor, sid, answer=True), Command(actor, sid, answer=False)]
-        elif spec.shape == "text":
-            candidates = [Command(actor, sid, text="……")]
+        if shape == YES_NO:
+            candidates = [_plain(actor, sid, answer=True), _plain(actor, sid, answer=False)]
+        elif shape == FREE_TEXT:
+            candidates = [_plain(actor, sid, text="……")]
         else:
-            candidates = [Command(actor, sid, targets) for targets in rs.legal_targets(state, actor, sid)]
-        found += [c for c in candidates if is_legal(state, c) is None]
+            targets = rs.legal_targets(state, actor, sid)
+            if not targets:
+                continue
+            commands = _commands(actor, sid)
+            candidates = [commands[t] for t in targets]
+        if stage_check:
+            # an overridden stage_for, asked once the skill has candidates (both are pure)
+            stage = rs.stage_for(state, _commands(actor, sid)[()])
+            if stage is not None and (
+                stage < state.stage or (stage > state.stage and not rs.night_stages[stage].opens_with_night)
+            ):
+                continue
+        if exact:
+            found += [c for c in candidates if is_legal(state, c) is None]
+        else:
+            found += [c for c in candidates if _candidate_ok(state, rs, spec, c)]
     return found
+
+
+def _vote_ok(state: GameState, rs: Ruleset, cmd: Command) -> bool:
+    """`is_legal(state, cmd) is None` for a vote or 改票 by a seat of the game (`_validate`)."""
+    if rs.gate(state, cmd):
+        return False
+    try:
+        _check_vote(state, rs, cmd)
+    except IllegalCommand:
+        return False
+    return True
+
+
+# (skill id, spec, needs the full `is_legal`, needs the `stage_for` check, target shape)
+_SkillRow = tuple[str, SkillSpec, bool, bool, str]
+_ROWS: dict[int, tuple[Ruleset, dict[tuple[str, int, bool, bool], list[_SkillRow]]]] = {}
+
+
+def _skill_rows(rs: Ruleset, kind: str, stage: int, alive: bool, settling: bool) -> list[_SkillRow]:
+    """The skills `legal_commands` tries, in declaration order: prompt skills (any phase, any
+    actor; checked against the head prompt) and the skills that pass `_validate`'s actor/skill
+    checks (phase, alive, 关门, night stage — by `stage_of` where the ruleset keeps the default
+    `stage_for`, else flagged for a `stage_for` call). Built once per ruleset and situation."""
+    cached = _ROWS.get(id(rs))
+    if cached is None or cached[0] is not rs:
+        cached = _ROWS[id(rs)] = (rs, {})
+    key = (kind, stage, alive, settling)
+    rows = cached[1].get(key)
+    if rows is None:
+        default_stage = type(rs).stage_for is Ruleset.stage_for
+        rows = []
+        for sid, spec in rs.skills.items():
+            exact = spec.prompt or sid in DIRECTOR_SKILLS or sid in (VOTE, CHANGE_VOTE)
+            stage_check = False
+            if not spec.prompt:
+                if kind not in spec.phases or settling or (not alive and not spec.actor_may_be_out):
+                    continue
+                if kind == NIGHT:
+                    if not default_stage:
+                        stage_check = True
+                    else:
+                        at = rs.stage_of(sid)
+                        if at is not None and (at < stage or (at > stage and not rs.night_stages[at].opens_with_night)):
+                            continue
+            rows.append((sid, spec, exact, stage_check, spec.shape))
+        cached[1][key] = rows
+    return rows
+
+
+class _Commands(dict[tuple[str, ...], Command]):
+    """One actor's commands of one skill by targets, made on first use (commands are immutable
+    values, and the bots ask for the same candidates again and again)."""
+
+    def __init__(self, actor: str, skill: str) -> None:
+        super().__init__()
+        self.actor = actor
+        self.skill = skill
+
+    def __missing__(self, targets: tuple[str, ...]) -> Command:
+        if len(self) >= 256:
+            self.clear()
+        cmd = self[targets] = Command(self.actor, self.skill, targets)
+        return cmd
+
+
+_BY_ACTOR: dict[tuple[str, str], _Commands] = {}
+
+
+def _commands(actor: str, skill: str) -> _Commands:
+    table = _BY_ACTOR.get((actor, skill))
+    if table is None:
+        if len(_BY_ACTOR) >= 4096:
+            _BY_ACTOR.clear()
+        table = _BY_ACTOR[(actor, skill)] = _Commands(actor, skill)
+    return table
+
+
+_OTHER: dict[tuple[str, str, str | None, bool | None], Command] = {}
+
+
+def _plain(actor: str, skill: str, text: str | None = None, answer: bool | None = None) -> Command:
+    """A shared target-less command with a text or a yes/no answer."""
+    key = (actor, skill, text, answer)
+    cmd = _OTHER.get(key)
+    if cmd is None:
+        if len(_OTHER) >= 10_000:
+            _OTHER.clear()
+        cmd = _OTHER[key] = Command(actor, skill, (), text, answer)
+    return cmd
+
+
+def _candidate_ok(state: GameState, rs: Ruleset, spec: SkillSpec, cmd: Command) -> bool:
+    """`is_legal(state, cmd) is None` for an ordinary (non-prompt) skill whose actor/skill checks
+    have passed: the rest of `_validate` (gate, target shape, the skill's check) without raising
+    where the engine can avoid it."""
+    if rs.gate(state, cmd):
+        return False
+    targets = cmd.targets
+    if spec.shape == ONE_TARGET and len(targets) == 1:
+        # the common shape, as `_shape_refusal` checks it
+        target = state.chars.get(targets[0])
+        if target is None or (not target.alive and not spec.targets_may_be_out):
+            return False
+    elif _shape_refusal(state, spec.name, spec.shape, cmd, spec.targets_may_be_out) is not None:
+        return False
+    if spec.refuses is not None and spec.refuses(state, cmd):
+        return False  # `check` would refuse it
+    try:
+        spec.check(state, cmd)
+    except IllegalCommand:
+        return False
+    return True

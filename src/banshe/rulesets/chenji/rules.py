@@ -519,6 +519,11 @@ def apply_stab(state: GameState, cmd: Command) -> None:
         put_out(state, cmd.actor, "行刺")
 
 
+def not_envoy(state: GameState, cmd: Command) -> bool:
+    """`legal_commands`' quick test: not the 狼使, which `_need` refuses first."""
+    return state.char(cmd.actor).role != ENVOY
+
+
 def check_mission(state: GameState, cmd: Command) -> None:
     # 出使<限定技> — 通过导演向吹笛者发送一条信息，次日白天公示，但不公示内容
     c = _need(state, cmd, ENVOY, "出使")
@@ -532,9 +537,13 @@ def apply_mission(state: GameState, cmd: Command) -> None:
     next_day(state, "出使技能发动！")
 
 
-def check_last_words(state: GameState, cmd: Command) -> None:
+def no_last_words(state: GameState, cmd: Command) -> bool:
     c = state.char(cmd.actor)
-    if c.alive or c.marks.get("last_words") != "open":
+    return c.alive or c.marks.get("last_words") != "open"
+
+
+def check_last_words(state: GameState, cmd: Command) -> None:
+    if no_last_words(state, cmd):
         raise IllegalCommand(f"{cmd.actor}没有遗言权利（遗言只给最先出局的{LAST_WORDS_COUNT}名角色）")
 
 
@@ -557,6 +566,11 @@ def _parse_prediction(state: GameState, cmd: Command) -> tuple[str, str, str]:
     if PREDICTABLE[skill] in (CHECK, TIANYAN) and result not in ("村民", "狼人", "吹笛者", "免疫"):
         raise IllegalCommand("预言的预想结果只能是 村民/狼人/吹笛者/免疫")
     return skill, target, result
+
+
+def bad_prediction(state: GameState, cmd: Command) -> bool:
+    """`legal_commands`' quick test: not three words, which `_parse_prediction` refuses first."""
+    return len((cmd.text or "").split()) != 3
 
 
 def check_predict(state: GameState, cmd: Command) -> None:
@@ -588,6 +602,13 @@ def _parse_sheet(state: GameState, cmd: Command) -> dict[str, str]:
     if not sheet:
         raise IllegalCommand("身份表是空的")
     return sheet
+
+
+def bad_sheet(state: GameState, cmd: Command) -> bool:
+    """`legal_commands`' quick test: too late, or no “角色:身份” item at all (`_parse_sheet` refuses
+    a text without a colon: its first item, or the empty sheet)."""
+    text = cmd.text or ""
+    return state.phase.number >= 4 or (":" not in text and "：" not in text)
 
 
 def check_sheet(state: GameState, cmd: Command) -> None:
@@ -859,27 +880,36 @@ def _set_heir(state: GameState, kind: str, heir: str | None) -> None:
             notice(state, heir, "你获得了【杀人】。")
 
 
-def answer_prompt(state: GameState, prompt: Prompt, cmd: Command) -> None:
+def check_answer(state: GameState, prompt: Prompt, cmd: Command) -> None:
+    """Every refusal of an answer (nothing after these checks refuses); changes nothing."""
     if prompt.skill == SHOOT:
         target = cmd.targets[0]
         if target == cmd.actor:
             raise IllegalCommand("最后一枪需要选择一名其他角色")
-        state.char(cmd.actor).spend(SHOOT)
-        if state.char(target).role in (*WOLVES, PIPER):
-            stats(state)["hunter_hit"] = True
-        put_out(state, target, "最后一枪")
     elif prompt.skill == SUCCEED:
         target = cmd.targets[0]
         if target == cmd.actor or not state.is_alive(target):
             raise IllegalCommand("殉职须选择一名未出局的其他角色继任警长")
-        change_sheriff(state, target)
     elif prompt.skill == HEIR:
         kind = prompt.get("kind")
         target = cmd.targets[0]
         if target not in _heir_candidates(state, kind, cmd.actor):
             need = "未出局的良民" if kind == "scapegoat" else "未出局的狼人阵营狼人"
             raise IllegalCommand(f"{target}不能被指认：须指认一名{need}")
-        _set_heir(state, kind, target)
+
+
+def answer_prompt(state: GameState, prompt: Prompt, cmd: Command) -> None:
+    check_answer(state, prompt, cmd)
+    if prompt.skill == SHOOT:
+        target = cmd.targets[0]
+        state.char(cmd.actor).spend(SHOOT)
+        if state.char(target).role in (*WOLVES, PIPER):
+            stats(state)["hunter_hit"] = True
+        put_out(state, target, "最后一枪")
+    elif prompt.skill == SUCCEED:
+        change_sheriff(state, cmd.targets[0])
+    elif prompt.skill == HEIR:
+        _set_heir(state, prompt.get("kind"), cmd.targets[0])
     elif prompt.skill == FEIGN:
         if cmd.answer:
             _feign(state, cmd.actor)
@@ -1110,14 +1140,27 @@ SKILLS = {
         SkillSpec(CONFESS, "忏悔", _D, ONE_TARGET, check_confess, apply_confess),
         SkillSpec(MARTYRDOM, "死节", _DN, NO_TARGET, check_martyrdom, apply_martyrdom, audience="public"),
         SkillSpec(STAB, "行刺", _D, ONE_TARGET, check_stab, apply_stab, audience="public"),
-        SkillSpec(MISSION, "出使", _DN, FREE_TEXT, check_mission, apply_mission),
+        SkillSpec(MISSION, "出使", _DN, FREE_TEXT, check_mission, apply_mission, refuses=not_envoy),
         SkillSpec(SHOOT, "最后一枪", _ANY, ONE_TARGET, _no_check, _no_check, prompt=True, actor_may_be_out=True),
         SkillSpec(SUCCEED, "殉职", _ANY, ONE_TARGET, _no_check, _no_check, prompt=True, actor_may_be_out=True),
         SkillSpec(HEIR, "指认", _ANY, ONE_TARGET, _no_check, _no_check, prompt=True, actor_may_be_out=True),
         SkillSpec(FEIGN, "装傻", _ANY, YES_NO, _no_check, _no_check, prompt=True),
-        SkillSpec(LAST_WORDS, "遗言", _ANY, FREE_TEXT, check_last_words, apply_last_words, actor_may_be_out=True),
-        SkillSpec(PREDICT, "预想", _N, FREE_TEXT, check_predict, apply_predict, actor_may_be_out=False),
-        SkillSpec(ID_SHEET, "身份表", _ANY, FREE_TEXT, check_sheet, apply_sheet, actor_may_be_out=True),
+        SkillSpec(
+            LAST_WORDS,
+            "遗言",
+            _ANY,
+            FREE_TEXT,
+            check_last_words,
+            apply_last_words,
+            actor_may_be_out=True,
+            refuses=no_last_words,
+        ),
+        SkillSpec(
+            PREDICT, "预想", _N, FREE_TEXT, check_predict, apply_predict, actor_may_be_out=False, refuses=bad_prediction
+        ),
+        SkillSpec(
+            ID_SHEET, "身份表", _ANY, FREE_TEXT, check_sheet, apply_sheet, actor_may_be_out=True, refuses=bad_sheet
+        ),
     )
 }
 
@@ -1205,6 +1248,10 @@ class Chenji(Ruleset):
 
     def answer_prompt(self, state: GameState, prompt: Prompt, cmd: Command) -> None:
         answer_prompt(state, prompt, cmd)
+
+    def check_answer(self, state: GameState, prompt: Prompt, cmd: Command) -> bool:
+        check_answer(state, prompt, cmd)
+        return True
 
     def prompt_default(self, state: GameState, prompt: Prompt) -> None:
         prompt_default(state, prompt)

@@ -627,11 +627,17 @@ def _hand_badge(state: GameState, old: str, successor: str | None) -> None:
     report(state, f"警长{old}殉职，警徽移交给{successor}。" if successor else f"警长{old}出局，警徽无人继任。")
 
 
+def check_answer(state: GameState, prompt: Prompt, cmd: Command) -> None:
+    """Every refusal of an answer (nothing after these checks refuses); changes nothing."""
+    target = cmd.targets[0]
+    if prompt.skill == SUCCEED and (target == TEAR_BADGE or target not in _successors(state, cmd.actor)):
+        raise IllegalCommand(f"{target}不能继任警长：须选择一名未出局的其他角色")
+
+
 def answer_prompt(state: GameState, prompt: Prompt, cmd: Command) -> None:
+    check_answer(state, prompt, cmd)
     target = cmd.targets[0]
     if prompt.skill == SUCCEED:
-        if target == TEAR_BADGE or target not in _successors(state, cmd.actor):
-            raise IllegalCommand(f"{target}不能继任警长：须选择一名未出局的其他角色")
         _hand_badge(state, cmd.actor, target)
 
 
@@ -861,6 +867,10 @@ class Ganran(Ruleset):
 
     def answer_prompt(self, state: GameState, prompt: Prompt, cmd: Command) -> None:
         answer_prompt(state, prompt, cmd)
+
+    def check_answer(self, state: GameState, prompt: Prompt, cmd: Command) -> bool:
+        check_answer(state, prompt, cmd)
+        return True
 
     def prompt_default(self, state: GameState, prompt: Prompt) -> None:
         prompt_default(state, prompt)

@@ -307,21 +307,25 @@ def _hand_badge(state: GameState, successor: str | None) -> None:
         report(state, f"警长{old}撕掉了警徽。")
 
 
-def answer_prompt(state: GameState, prompt: Prompt, cmd: Command) -> None:
+def check_answer(state: GameState, prompt: Prompt, cmd: Command) -> None:
+    """Every refusal of an answer (nothing after these checks refuses); changes nothing."""
     target = cmd.targets[0]
     if prompt.skill == SHOOT:
         if target == cmd.actor:
             raise IllegalCommand("最后一枪需要选择一名其他角色")
+    elif prompt.skill == SUCCEED and target != TEAR_BADGE and target not in _successor_candidates(state, cmd.actor):
+        raise IllegalCommand(f"{target}不能继任警长")
+
+
+def answer_prompt(state: GameState, prompt: Prompt, cmd: Command) -> None:
+    check_answer(state, prompt, cmd)
+    target = cmd.targets[0]
+    if prompt.skill == SHOOT:
         state.char(cmd.actor).spend(SHOOT)
         report(state, f"猎人{cmd.actor}发动最后一枪，{target}出局。")
         put_out(state, target, "最后一枪")
     elif prompt.skill == SUCCEED:
-        if target == TEAR_BADGE:
-            _hand_badge(state, None)
-            return
-        if target not in _successor_candidates(state, cmd.actor):
-            raise IllegalCommand(f"{target}不能继任警长")
-        _hand_badge(state, target)
+        _hand_badge(state, None if target == TEAR_BADGE else target)
 
 
 def prompt_default(state: GameState, prompt: Prompt) -> None:
@@ -470,9 +474,13 @@ def apply_surrender(state: GameState, cmd: Command) -> None:
         judge_lost(state, WOLVES, "投降")
 
 
-def check_last_words(state: GameState, cmd: Command) -> None:
+def no_last_words(state: GameState, cmd: Command) -> bool:
     c = state.char(cmd.actor)
-    if c.alive or c.marks.get("last_words") != "open":
+    return c.alive or c.marks.get("last_words") != "open"
+
+
+def check_last_words(state: GameState, cmd: Command) -> None:
+    if no_last_words(state, cmd):
         raise IllegalCommand(f"{cmd.actor}没有遗言权利（遗言只给最先出局的{LAST_WORDS_COUNT}名角色）")
 
 
@@ -521,7 +529,16 @@ SKILLS = {
             actor_may_be_out=True,
             audience="group:wolves",
         ),
-        SkillSpec(LAST_WORDS, "遗言", _ANY, FREE_TEXT, check_last_words, apply_last_words, actor_may_be_out=True),
+        SkillSpec(
+            LAST_WORDS,
+            "遗言",
+            _ANY,
+            FREE_TEXT,
+            check_last_words,
+            apply_last_words,
+            actor_may_be_out=True,
+            refuses=no_last_words,
+        ),
     )
 }
 
@@ -602,6 +619,10 @@ class Pinming(Ruleset):
     def answer_prompt(self, state: GameState, prompt: Prompt, cmd: Command) -> None:
         answer_prompt(state, prompt, cmd)
 
+    def check_answer(self, state: GameState, prompt: Prompt, cmd: Command) -> bool:
+        check_answer(state, prompt, cmd)
+        return True
+
     def prompt_default(self, state: GameState, prompt: Prompt) -> None:
         prompt_default(state, prompt)
 
@@ -611,7 +632,7 @@ class Pinming(Ruleset):
         return None
 
     def can_be_voted(self, state: GameState, target: str) -> str | None:
-        if _feigned(state, target):
+        if state.chars[target].marks.get("feigned"):  # _feigned, inline: asked for every target
             return f"{target}已发动装傻，不能成为投票对象"
         return None
 
@@ -642,18 +663,27 @@ class Pinming(Ruleset):
 
 def _may_hold(state: GameState, actor: str, skill: str) -> bool:
     """Whether `actor` holds `skill` at all (the bots' pruning; the engine still checks everything)."""
-    c = state.char(actor)
-    if skill in (KILL, DUEL, SLASH, SURRENDER):
-        return actor in _group(state)
-    holder = {RECOGNIZE: HALFBLOOD, CHECK: SEER, ANTIDOTE: WITCH, POISON: WITCH}.get(skill)
+    c = state.chars[actor]
+    if skill in _GROUP_SKILLS:
+        return actor in state.groups.get(WOLF_GROUP, ())
+    holder = _HOLDERS.get(skill)
     return holder is None or c.role == holder
+
+
+_GROUP_SKILLS = frozenset({KILL, DUEL, SLASH, SURRENDER})
+_HOLDERS = {RECOGNIZE: HALFBLOOD, CHECK: SEER, ANTIDOTE: WITCH, POISON: WITCH}
 
 
 def _wolves_win(state: GameState) -> str | None:
     # 狼人阵营胜利条件: 1、预言家、女巫、猎人、白痴出局  2、村民全部出局 (屠边)
-    gods_out = not any(c.alive for c in state.chars.values() if c.role in GODS)
-    villagers_out = not _role_alive(state, VILLAGER)
-    return WOLVES if gods_out or villagers_out else None
+    gods_alive = villagers_alive = False
+    for c in state.chars.values():
+        if c.alive:
+            if c.role in GODS:
+                gods_alive = True
+            elif c.role == VILLAGER:
+                villagers_alive = True
+    return WOLVES if not gods_alive or not villagers_alive else None
 
 
 def _village_wins(state: GameState) -> str | None:
