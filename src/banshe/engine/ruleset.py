@@ -104,6 +104,10 @@ class Ruleset:
     def camp_name(self, camp: str) -> str:
         return self.camp_names.get(camp, camp)
 
+    def playing_camps(self) -> list[str]:
+        """The camps that can win (reports list these); a ruleset with a display-only camp overrides it."""
+        return list(self.camp_names)
+
     def role_id(self, name: str) -> str | None:
         if name in self.role_names:
             return name

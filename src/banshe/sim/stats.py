@@ -198,7 +198,7 @@ def summarize(stats: Stats, ruleset_id: str) -> dict[str, Any]:
     """Rates and intervals for one Stats, with the ruleset's Chinese names."""
     rs = get_ruleset(ruleset_id)
     n = stats.games
-    camps = list(rs.camp_names)
+    camps = rs.playing_camps()
     camps += [c for c in stats.wins if c not in camps]
     win_rows = []
     for camp in camps:

@@ -882,6 +882,10 @@ class Ganran(Ruleset):
     def on_deduct(self, state: GameState, name: str, points: int) -> None:
         deduct(state, name, points)
 
+    def playing_camps(self) -> list[str]:
+        # 游离 characters belong to no camp and never win: 无阵营 is a display name only
+        return list(REAL_CAMPS)
+
     def legal_targets(self, state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:
         if not _may_use(state, actor, skill):
             return []
