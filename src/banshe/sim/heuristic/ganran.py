@@ -5,51 +5,55 @@ its identity, its lover, its own feedback and the public posts and votes. Each s
 small `_Mind` on top of the generic `Knowledge`:
 
 - its **kind**: 穆图 is a 狼人 and 该隐 a 吸血鬼 from the start; any other identity learns it from the
-  infection notice (`咬噬`/`吸血` on itself, result [infector, 穆图|该隐]) and then plays for the new
-  kind (its own identity's skills included);
+  infection notice (`咬噬`/`吸血` on itself, result [infector, 穆图|该隐]) and from then on plays
+  for the new kind, its own identity's skills included;
 - its **allies** (same kind): the infector and the king named by that notice; for 穆图/该隐 every
-  target its own feedback called `成功`; for an infected 先知 the players it found in its own camp.
-  Allies join `Knowledge.mates`, so no skill or vote of this seat targets them;
+  target its own feedback called `成功`; for an infected 先知 the players it found in its own
+  camp. Allies join `Knowledge.mates`, so no skill or vote of this seat targets them; a kind
+  forgets who is "good" (the village is its prey);
 - **rivals** (the other kind): found by an infected 先知's checks;
-- the **claimant**: the first player who voted for himself on 第1天 (the 先知 runs for the badge, as a
-  forum 先知 claims). The town trusts him (never votes for him, guards him, follows his badge);
 - for the 女巫, every name her 通灵 lists showed (a 咬噬/吸血 target is most likely infected now).
 
-Rules per identity (town = not infected; kind = 狼人 or 吸血鬼, 穆图/该隐 included):
+Rules (town = not infected; kind = 狼人 or 吸血鬼, 穆图/该隐 included):
 
-- 先知 (town): 第1天 votes for himself (claims); checks the sheriff first, then a random unchecked
-  player; votes for players he found not 村民阵营 (游离状态 included).
-- Town on 第1天: votes (or changes its vote) for the claimant, else for a random other player.
-  Later: votes for known bad players, else follows the sheriff (带队), else the day's leader.
-- 守卫 (town): one skill a night (the stage asks once), alternating 银盾 and 胡蒜 (which one
-  comes first is drawn once), so the same target can be covered every night without a
-  consecutive repeat of either skill; the target
-  is the trusted claimant, else the sheriff, else himself. Infected: covers himself or an ally
-  against the rival kind only (胡蒜 for a 狼人, 银盾 for a 吸血鬼), never blocks his own kind.
+- 第1天 (竞岗): everyone votes for a random other player who is no friend. The 先知 does not run
+  for the badge: a claimed 先知 is the first night's target of both 穆图 and 该隐 (the 守卫 covers
+  one skill a night), and an infected 先知 leading the town does more harm than a hidden one.
+- 先知: checks the sheriff first, then a random unchecked player; votes for the players he found
+  not 村民阵营 (游离状态 included). Infected: reads his checks for his kind (own camp: allies;
+  the other kind: rivals, bitten first; 村民阵营: prey).
+- Town votes from 第2天: known bad players, else the sheriff's vote (带队), else the day's leader.
+  Any seat that would abstain because everyone left is a friend or known good votes for a
+  non-lover anyway (somebody left is not on its side), so no game stalls.
+- 守卫: one skill a night (the stage asks once), alternating 银盾 and 胡蒜 (which comes first is
+  drawn once), so the same target can be covered every night without a consecutive repeat of
+  either; the target is the sheriff (not known bad), else himself, else a random non-bad player.
+  Infected: covers himself or an ally against the rival kind only (胡蒜 for a 狼人, 银盾 for a
+  吸血鬼) and never blocks his own kind.
 - 穆图/该隐: bite/suck a known rival first (it goes 濒死 and the skill counts as 成功), then the
-  claimant or the sheriff, then a random player who is no ally and not tried before (a 失败
-  target is an own-kind player, a guarded one or a bitten 长老). Every third night, with an
-  ally converted at least two nights before who has not been crowned, uses 狼王/鬼王 on him
-  instead (a 游离 ally whose one 咬噬 failed gets another chance to join the camp).
-- An infected character: uses its one 咬噬/吸血 from the next night on a known rival, else the
-  claimant or sheriff, else a random player who is neither ally nor infector.
-- Kinds vote: never for an ally; a known rival first, then the claimant (the town's eyes), then
-  the day's leader among non-allies; on 第1天 a random non-ally.
-- 女巫 (town): never spends the 解药 on a guess (using it ends her 通灵, and a 咬噬/吸血 target
-  is infected, not 濒死): she saves only herself, when tonight's 通灵 names her and no infection
-  notice came (so she is 濒死: 长老's 杀人 or, if infected, the rival kind's bite). Poisons a known
-  bad player, else, from the second night, a player named by an earlier night's 通灵 who is
-  still in the game (likely infected). Votes for listed players first.
-- 猎人 (town): 银色子弹 only on a suspected 狼人: a player he knows is bad, or the player the
-  trusted claimant (as sheriff) votes for from 第2天. A 吸血鬼 hunter shoots only a known 狼人
-  rival; a 狼人 hunter never shoots (every non-狼人 target would force him out).
-- 教士 (town): 十字架 (no cost when it misses) on a suspect from 第2天: a known bad player, the
-  claimant sheriff's vote, or (the 女巫) a listed player. A 狼人 priest crosses only a known
-  吸血鬼 rival; a 吸血鬼 priest never.
-- 长老: votes like the town; once 特殊阵营 (杀人 appears) kills the sheriff, else a random player
-  who is not his lover.
+  sheriff, then a random player who is no ally and not tried before (a 失败 target is an
+  own-kind player, a guarded one or a bitten 长老); with everyone tried, anyone not an ally.
+  Every third night, with an ally converted at least two nights before and not yet crowned,
+  uses 狼王/鬼王 on him instead (a 游离 ally whose one 咬噬 failed gets another chance).
+- An infected character: its one 咬噬/吸血 (from the next night) by the same order, never on its
+  infector or king.
+- Kinds vote: never for an ally; a known rival first, then the generic order among non-allies.
+- 女巫: never spends the 解药 on a guess (using it ends her 通灵, and a 咬噬/吸血 target is infected,
+  not 濒死): she saves only herself, when tonight's 通灵 names her and no infection notice came
+  (so she is 濒死: 长老's 杀人 or, if infected, the rival kind's bite). Poisons a known bad player,
+  else, from the second night, a player an earlier night's 通灵 named who is still in the game
+  (most likely infected). Votes for listed players first. Infected: poisons only a known rival.
+- 猎人: 银色子弹 only on a suspected 狼人: a player he knows is bad, or, when he himself leads
+  today's vote (he goes out anyway, so a miss costs nothing), one of the players voting him
+  out. A 吸血鬼 hunter shoots only a known 狼人 rival; a 狼人 hunter never shoots (every non-狼人
+  target would force him out).
+- 教士: 十字架 (a miss costs nothing) from 第2天 on a known bad player, else, once he has voted,
+  on today's leading candidate who is not known good (a 吸血鬼 there goes out at once and the
+  vote takes one more). A 狼人 priest crosses only a known 吸血鬼 rival; a 吸血鬼 priest never.
+- 长老: votes like the town; once 特殊阵营 (杀人 appears among his commands) kills the sheriff,
+  else a random player who is not his lover.
 - 爱神: 爱慕 a random other player.
-- 殉职: DEFER (lover/ally, else a known-good player, else random).
+- 殉职: DEFER (lover or ally, else a known-good player, else random).
 """
 
 from __future__ import annotations
@@ -72,7 +76,6 @@ from ...rulesets.ganran.rules import (
     MUTU,
     POISON,
     PRIEST,
-    SEER,
     SHIELD,
     SUCK,
     WITCH,
@@ -167,21 +170,6 @@ def _ally(agent: HeuristicAgent, mind: _Mind, names: list[str]) -> None:
             agent.k.bad.discard(name)
 
 
-def _claimant(agent: HeuristicAgent) -> str | None:
-    """The first player who voted for himself on 第1天 (the 先知's claim)."""
-    for voter, target in agent.k.history.get("第1天", {}).items():
-        if voter == target:
-            return voter
-    return None
-
-
-def _trusted_claimant(agent: HeuristicAgent, obs: Observation, mind: _Mind) -> str | None:
-    c = _claimant(agent)
-    if c is None or c == agent.seat or c not in obs.alive or c in agent.k.bad or mind.kind is not None:
-        return None
-    return c
-
-
 @register("ganran")
 def decide(agent: HeuristicAgent, obs: Observation) -> Any:
     mind = _mind(agent, obs)
@@ -193,10 +181,6 @@ def decide(agent: HeuristicAgent, obs: Observation) -> Any:
         if ADORE in skills:
             return agent.command(ADORE, agent.pick([t for t in agent.targets(obs, ADORE) if t != agent.seat]))
         return None
-    if mind.kind is None:
-        claimant = _claimant(agent)
-        if claimant is not None and claimant != agent.seat and claimant not in agent.k.bad:
-            agent.k.good.add(claimant)  # the town trusts the 先知 who ran for the badge
     if phase.kind == NIGHT:
         return _night(agent, obs, mind, skills)
     if phase.kind == DAY:
@@ -231,10 +215,8 @@ def _prey(agent: HeuristicAgent, obs: Observation, mind: _Mind, candidates: list
     if rivals:
         return rivals[0]
     fresh = [t for t in pool if t not in mind.tried]
-    claimant = _claimant(agent)
-    for special in (claimant, obs.sheriff):
-        if special is not None and special in fresh:
-            return special
+    if obs.sheriff is not None and obs.sheriff in fresh:
+        return obs.sheriff  # the badge carries two votes
     village = [t for t in fresh if t in mind.village]
     # everyone tried once: try again (a guarded target, or a rival the guess missed)
     return agent.pick(village) or agent.pick(fresh) or agent.pick(pool)
@@ -282,12 +264,12 @@ def _guard(agent: HeuristicAgent, obs: Observation, mind: _Mind, skills: set[str
         if skill not in skills:
             continue
         targets = agent.targets(obs, skill)
-        for t in (_trusted_claimant(agent, obs, mind), sheriff, agent.seat):
-            if t is not None and t in targets:
-                return agent.command(skill, t)
-        t = agent.pick([x for x in targets if x not in k.bad])
-        if t is not None:
-            return agent.command(skill, t)
+        for first in (sheriff, agent.seat):
+            if first is not None and first in targets:
+                return agent.command(skill, first)
+        anyone = agent.pick([x for x in targets if x not in k.bad])
+        if anyone is not None:
+            return agent.command(skill, anyone)
     return None
 
 
@@ -345,10 +327,7 @@ def _day(agent: HeuristicAgent, obs: Observation, mind: _Mind, skills: set[str])
     prefer: list[str] = []
     if mind.kind is not None:
         friends = agent.friends()
-        prefer = [t for t in sorted(mind.rivals) if t in obs.alive]
-        claimant = _claimant(agent)
-        if claimant is not None and claimant not in friends and claimant in obs.alive:
-            prefer.append(claimant)
+        prefer = [t for t in sorted(mind.rivals) if t in obs.alive and t not in friends]
     elif obs.role == WITCH:
         prefer = [t for t in mind.listed if t in obs.alive and t not in agent.friends() and t not in agent.k.good]
     cmd = agent.vote(obs, prefer=prefer if VOTE in skills else None)
@@ -371,46 +350,40 @@ def _stalemate_vote(agent: HeuristicAgent, obs: Observation) -> Command | None:
 
 
 def _election(agent: HeuristicAgent, obs: Observation, mind: _Mind, skills: set[str]) -> Command | None:
+    """第1天 (竞岗): nobody knows anything yet; a random other player who is no friend. A 先知 who
+    ran for the badge would be the first night's target of both 穆图 and 该隐, so he does not."""
+    if VOTE not in skills:
+        return None
     friends = agent.friends()
-    skill = VOTE if VOTE in skills else CHANGE_VOTE
-    targets = agent.targets(obs, skill)
-    current = agent.k.votes.get(agent.seat)
-    if mind.kind is None and obs.role == SEER:
-        if skill == VOTE and agent.seat in targets:
-            return agent.command(VOTE, agent.seat)
-        return None
-    claimant = _claimant(agent)
-    if mind.kind is None and claimant is not None and claimant != agent.seat and claimant in targets:
-        return agent.command(skill, claimant) if current != claimant else None
-    if skill == CHANGE_VOTE:
-        return None
-    pool = [t for t in targets if t not in friends and t in obs.alive]
+    pool = [t for t in agent.targets(obs, VOTE) if t not in friends and t in obs.alive]
     target = agent.pick(pool)
     return agent.command(VOTE, target) if target else None
 
 
-def _claimant_lead(agent: HeuristicAgent, obs: Observation, mind: _Mind) -> str | None:
-    """The trusted claimant, as sheriff, votes today: his target is the town's suspect."""
-    claimant = _trusted_claimant(agent, obs, mind)
-    if claimant is None or obs.sheriff != claimant:
-        return None
-    target = agent.k.votes.get(claimant)
-    if target is None or target == agent.seat or target in agent.friends() or target not in obs.alive:
-        return None
-    return target
+def _hunted(agent: HeuristicAgent, obs: Observation) -> list[str]:
+    """The players voting for this seat when it leads today's vote (it goes out anyway, so a
+    银色子弹 that misses costs nothing): its accusers, known bad ones first."""
+    k = agent.k
+    counts: dict[str, float] = {}
+    for voter, target in k.votes.items():
+        counts[target] = counts.get(target, 0) + (2 if voter == obs.sheriff else 1)
+    mine = counts.get(agent.seat, 0)
+    if not mine or any(v >= mine for t, v in counts.items() if t != agent.seat):
+        return []
+    friends = agent.friends()
+    voters = [v for v, t in k.votes.items() if t == agent.seat and v not in friends and v not in k.good]
+    return sorted(voters, key=lambda v: v not in k.bad)
 
 
 def _bullet(agent: HeuristicAgent, obs: Observation, mind: _Mind) -> Command | None:
     targets = [t for t in agent.targets(obs, BULLET) if t not in agent.friends()]
     if mind.kind == WOLF:
-        return None
+        return None  # every non-狼人 target would force him out
     if mind.kind == VAMP:
         known = [t for t in targets if t in mind.rivals]
     else:
         known = [t for t in targets if t in agent.k.bad]
-        lead = _claimant_lead(agent, obs, mind)
-        if lead is not None and lead in targets:
-            known.append(lead)
+        known += [t for t in _hunted(agent, obs) if t in targets and t not in known]
     return agent.command(BULLET, known[0]) if known else None
 
 
@@ -421,10 +394,13 @@ def _cross(agent: HeuristicAgent, obs: Observation, mind: _Mind) -> Command | No
     if mind.kind == WOLF:
         known = [t for t in targets if t in mind.rivals]
     else:
+        # a miss costs nothing: a known bad player, else (having voted) today's leader, so a
+        # 吸血鬼 at the head of the vote goes out at once and the vote takes one more
         known = [t for t in targets if t in agent.k.bad]
-        lead = _claimant_lead(agent, obs, mind)
-        if lead is not None and lead in targets:
-            known.append(lead)
+        if not known and agent.seat in agent.k.votes:
+            pool = {t for t in targets if t not in agent.k.good}
+            leader = agent.k.leader(pool)
+            known = [leader] if leader is not None else []
     return agent.command(CROSS, known[0]) if known else None
 
 
