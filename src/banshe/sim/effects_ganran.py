@@ -71,8 +71,9 @@ def ganran_effects(state: GameState, effects: Counter[str]) -> None:
             effects[P + "狼王/鬼王：有效"] += 1
         elif "<解药>救回" in text:
             saved += 1
-    if antidotes:
+    if saved:
         effects[P + "解药：救回濒死角色"] += saved
+    if antidotes > saved:
         effects[P + "解药：目标未濒死（无效）"] += antidotes - saved
     for target in poisons:
         c = state.chars[target]
