@@ -121,6 +121,7 @@ class Knowledge:
         self.published = False
         self.posts: list[str] = []  # public posts seen (公示, 遗言), in order
         self.posts_read = 0  # how many of them a ruleset heuristic has parsed
+        self.feedbacks: list[tuple[str, str, str | None, Any]] = []  # (phase, skill, target, result), all
 
     def update(self, obs: Observation) -> None:
         label = obs.phase.label
@@ -154,6 +155,7 @@ class Knowledge:
                 result = data.get("result")
                 target = data.get("target")
                 skill = str(data.get("skill"))
+                self.feedbacks.append((e.phase, skill, target, result))
                 if isinstance(result, str) and target:
                     verdict = classify(result)
                     if verdict == 0 and result.strip() and _is("", skill, _INVESTIGATE):
