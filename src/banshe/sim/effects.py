@@ -67,3 +67,6 @@ def pinming_effects(state: GameState, effects: Counter[str]) -> None:
     for c in chars.values():
         if c.role == IDIOT and c.marks.get("feigned") and c.camp == VILLAGE and c.alive:
             effects["品茗\t装傻后存活到终局"] += 1
+
+
+from . import effects_chenji as _effects_chenji  # noqa: E402,F401  (registers the 沉寂与取酒 counters)
