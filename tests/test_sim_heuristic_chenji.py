@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from banshe.engine.commands import ABSTAIN, CHANGE_VOTE, VOTE, Command
 from banshe.engine.core import new_game
-from banshe.engine.events import ACCEPTED
+from banshe.engine.events import ACCEPTED, ANNOUNCE
 from banshe.engine.model import NIGHT, START, GameState, Phase
 from banshe.rulesets.chenji.rules import (
     ANTIDOTE,
@@ -32,6 +32,7 @@ from banshe.sim.agents import Observation, load_policy
 from banshe.sim.effects_chenji import chenji_effects
 from banshe.sim.env import GameEnv, play_game
 from banshe.sim.heuristic import HeuristicAgent
+from banshe.sim.heuristic.chenji import published_claims
 from banshe.sim.runner import game_seed, seat_names
 
 NAMES = list("甲乙丙丁戊己庚辛壬癸子丑寅卯辰巳午未申酉")
@@ -171,8 +172,10 @@ def test_guard_never_shields_a_target_twice() -> None:
     assert shielded
 
 
-def _detached(seat: str, role: str, phase: str, legal: list[Command], prompt: str | None = None) -> Observation:
-    return Observation(seat, role, "chenji", Phase.parse(phase), 0, prompt, legal, _alive=tuple(NAMES))
+def _detached(
+    seat: str, role: str, phase: str, legal: list[Command], prompt: str | None = None, alive: list[str] = NAMES
+) -> Observation:
+    return Observation(seat, role, "chenji", Phase.parse(phase), 0, prompt, legal, _alive=tuple(alive))
 
 
 def test_hunter_shoots_a_known_wolf_and_holds_otherwise() -> None:
@@ -193,6 +196,19 @@ def test_assassin_stabs_only_a_player_checked_as_wolf() -> None:
     agent.k.bad.add("辰")
     agent.k.checks.append(("辰", "狼人"))
     assert agent.act(_detached("壬", "assassin", "第2天", legal)) == Command("壬", STAB, ("辰",))
+
+
+def test_published_claims_are_parsed_by_name() -> None:
+    claims = published_claims("1号的遗言：【查验】11号=狼人；2号=村民。")
+    assert claims == {"11号": "狼人", "2号": "村民"}
+    agent = HeuristicAgent("3号", "assassin", "chenji", random.Random(1))
+    agent.k.posts.append("1号的遗言：【查验】11号=狼人；2号=村民。")
+    legal = [Command("3号", STAB, ("2号",))]
+    alive = seat_names(20)
+    agent.k.bad.add("1号")
+    assert agent.act(_detached("3号", "assassin", "第2天", legal, alive=alive)) is None  # 1号 is not 11号
+    agent.k.posts.append("4号的遗言：【查验】1号=狼人。")
+    assert agent.act(_detached("3号", "assassin", "第2天", legal, alive=alive)) == Command("3号", STAB, ("1号",))
 
 
 def test_a_confession_makes_the_confessor_known_good() -> None:
@@ -251,8 +267,9 @@ def test_heuristic_games_end_with_one_winner_and_follow_the_rules() -> None:
                 shields.append(targets[0])
             if skill == PIPE:
                 assert targets[0] != actor
-            if skill == STAB:
-                assert state.chars[targets[0]].role in ("white_wolf", "alpha", "black_wolf", "envoy", "nun")
+            if skill == STAB:  # only a player a published check called 狼人 (a wolf's lover reads 狼人 too)
+                claims = [published_claims(x.text) for x in state.log if x.kind == ANNOUNCE]
+                assert any(c.get(targets[0]) == "狼人" for c in claims)
         assert len(shields) == len(set(shields)), "守护之盾 on one target twice"
     for skill in (KILL, BITE, SHIELD, PIPE, "check", ANTIDOTE, REJOIN, "guard_faith", "redeem", "slander"):
         assert used[skill] > 0, f"{skill} never used in 20 games"

@@ -103,6 +103,7 @@ skills whose use is decided here only."""
 
 _ALL_WOLVES_RE = re.compile(r"所有狼人：([^\n。]*)")
 _ENVOY_RE = re.compile(r"狼使传来消息：.*?狼人：([^\n。]*)")
+_CLAIM_RE = re.compile(r"【查验】([^\n]*)")
 MISSION_PREFIX = "狼人："
 
 
@@ -353,10 +354,23 @@ def _day(agent: HeuristicAgent, obs: Observation, skills: set[str]) -> Command |
 
 
 def _wolf_result(agent: HeuristicAgent, name: str) -> bool:
-    """A check (own or published) naming the player a 狼人 (the 刺客 dies on anything else)."""
-    return any(t == name and "狼" in r for t, r in agent.k.checks) or any(
-        f"{name}=狼" in p or f"{name}=非村民" in p for p in agent.k.posts if "【查验】" in p
-    )
+    """A check (own or published in a 遗言) naming the player a 狼人 (the 刺客 dies on anything else)."""
+    if any(t == name and "狼" in r for t, r in agent.k.checks):
+        return True
+    return any(name in claims and "狼" in claims[name] for claims in map(published_claims, agent.k.posts))
+
+
+def published_claims(text: str) -> dict[str, str]:
+    """`…【查验】甲=狼人；乙=村民` -> {甲: 狼人, 乙: 村民}; {} for a post without claims."""
+    m = _CLAIM_RE.search(text)
+    if m is None:
+        return {}
+    claims: dict[str, str] = {}
+    for item in re.split(r"[；;]", m.group(1).rstrip("。")):
+        who, sep, result = item.partition("=")
+        if sep and who.strip():
+            claims[who.strip()] = result.strip()
+    return claims
 
 
 def _vote(agent: HeuristicAgent, obs: Observation) -> Command | None:
@@ -420,4 +434,4 @@ def _heir(agent: HeuristicAgent, obs: Observation) -> Command | None:
     return agent.command(HEIR, target) if target else None
 
 
-__all__ = ["MISSION_PREFIX", "NEVER_GENERIC", "decide"]
+__all__ = ["MISSION_PREFIX", "NEVER_GENERIC", "decide", "published_claims"]
