@@ -6,9 +6,14 @@ scripted to set the scene, and the seat under test is asked with its own observa
 
 from __future__ import annotations
 
+import json
+import os
 import random
+import subprocess
+import sys
 from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 
 from banshe.engine.commands import ABSTAIN, CHANGE_VOTE, VOTE, Command
 from banshe.engine.core import new_game
@@ -308,3 +313,19 @@ def test_effect_counters_on_heuristic_games() -> None:
     assert effects["沉寂与取酒\t吹笛：发动"] > 0
     shielded = effects["沉寂与取酒\t守护之盾：守中指杀目标"] + effects["沉寂与取酒\t守护之盾：未守中指杀目标"]
     assert shielded > 0
+
+
+def test_chenji_heuristic_results_do_not_depend_on_hash_seed(tmp_path: Path) -> None:
+    # set iteration order (PYTHONHASHSEED) must not reach a decision nor an effect counter
+    outs = []
+    for hash_seed in ("1", "2"):
+        out = tmp_path / f"h{hash_seed}.json"
+        env = dict(os.environ, PYTHONHASHSEED=hash_seed)
+        cmd = [sys.executable, "-m", "banshe", "simulate", "--ruleset", "chenji", "--policy", "heuristic"]
+        cmd += ["--games", "4", "--players", "20,27", "--no-progress", "--out", str(out)]
+        subprocess.run(cmd, check=True, env=env, capture_output=True, cwd=tmp_path)
+        data = json.loads(out.read_text(encoding="utf-8"))
+        data.pop("run")
+        outs.append(data)
+    assert outs[0] == outs[1]
+    assert any("沉寂与取酒" in json.dumps(e, ensure_ascii=False) for e in outs[0]["overall"]["effects"])
