@@ -108,9 +108,13 @@ def test_whole_game_through_the_pages(harness: Harness) -> None:
     assert h.act(links["馄饨"], "last_words", text="我是村民，汤圆踩我。")[0] == 303
 
     # the wolves talk in their group; others cannot
-    assert h.client.post(
-        f"/p/{links['汤圆']}/group", data={"csrf": h.player_csrf(links["汤圆"]), "group": "wolves", "text": "投降吧"}
-    ).status_code == 200
+    assert (
+        h.client.post(
+            f"/p/{links['汤圆']}/group",
+            data={"csrf": h.player_csrf(links["汤圆"]), "group": "wolves", "text": "投降吧"},
+        ).status_code
+        == 200
+    )
     r = h.client.post(
         f"/p/{links['饺子']}/group",
         data={"csrf": h.player_csrf(links["饺子"]), "group": "wolves", "text": "我也来"},

@@ -68,7 +68,6 @@ def pinming_effects(state: GameState, effects: Counter[str]) -> None:
         if c.role == IDIOT and c.marks.get("feigned") and c.camp == VILLAGE and c.alive:
             effects["品茗\t装傻后存活到终局"] += 1
 
-from . import (
-    effects_chenji,  # noqa: E402,F401  (沉寂与取酒: registers its counters)
-    effects_ganran,  # noqa: E402,F401  (感染: registers its counters)
-)
+
+# 沉寂与取酒 and 感染 register their counters in their own modules
+from . import effects_chenji, effects_ganran  # noqa: E402,F401
