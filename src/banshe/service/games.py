@@ -217,26 +217,17 @@ class GameService:
             raise ServiceError(str(exc)) from None
         now = self.clock()
         with self.sessions() as s:
-            game = Game(
-                title=title.strip() or f"{rs.name}（{len(names)}人）",
-                director_id=director_id,
-                ruleset=rs.id,
-                seed=seed,
-                options=dict(state.options),
-                players=names,
-                roles=roles,
-                schedule=full_schedule,
-                timezone=timezone,
-                status="running",
-                auto_publish=auto_publish,
-                phase_label=state.phase.label,
-                phase_started_at=now,
-                created_at=now,
+            game = _insert_game(
+                s,
+                title.strip() or f"{rs.name}（{len(names)}人）",
+                director_id,
+                state,
+                roles,
+                full_schedule,
+                timezone,
+                auto_publish,
+                now,
             )
-            s.add(game)
-            s.flush()
-            for n in names:
-                s.add(Seat(game_id=game.id, name=n, token=secrets.token_urlsafe(24), active=True, created_at=now))
             self._after_change(s, game, state, now)
             s.commit()
             self._remember(game.id, _Cached(0, state))
@@ -883,26 +874,9 @@ class GameService:
             raise ServiceError(f"导入失败：重放结果（{winner}）与文件记录（{result.get('winner')}）不一致")
         now = self.clock()
         with self.sessions() as s:
-            game = Game(
-                title=f"{data.get('title') or rs.name}（导入）",
-                director_id=director_id,
-                ruleset=rs.id,
-                seed=seed,
-                options=dict(state.options),
-                players=players,
-                roles=roles,
-                schedule=schedule,
-                timezone=timezone,
-                status="running",
-                auto_publish=True,
-                phase_label=state.phase.label,
-                phase_started_at=now,
-                created_at=now,
+            game = _insert_game(
+                s, f"{data.get('title') or rs.name}（导入）", director_id, state, roles, schedule, timezone, True, now
             )
-            s.add(game)
-            s.flush()
-            for n in players:
-                s.add(Seat(game_id=game.id, name=n, token=secrets.token_urlsafe(24), active=True, created_at=now))
             for i, entry in enumerate(commands, start=1):
                 cmd = Command.from_json(entry["command"])
                 s.add(
@@ -958,3 +932,38 @@ def _jsonable(value: Any) -> Any:
     if value is None or isinstance(value, str | int | float | bool):
         return value
     return str(value)
+
+
+def _insert_game(
+    s: Session,
+    title: str,
+    director_id: int,
+    state: GameState,
+    roles: dict[str, str] | None,
+    schedule: dict[str, Any],
+    timezone: str,
+    auto_publish: bool,
+    now: float,
+) -> Game:
+    """A new running game row and one secret link per seat (created and imported games alike)."""
+    game = Game(
+        title=title,
+        director_id=director_id,
+        ruleset=state.ruleset,
+        seed=state.seed,
+        options=dict(state.options),
+        players=list(state.order),
+        roles=roles,
+        schedule=schedule,
+        timezone=timezone,
+        status="running",
+        auto_publish=auto_publish,
+        phase_label=state.phase.label,
+        phase_started_at=now,
+        created_at=now,
+    )
+    s.add(game)
+    s.flush()
+    for n in state.order:
+        s.add(Seat(game_id=game.id, name=n, token=secrets.token_urlsafe(24), active=True, created_at=now))
+    return game
