@@ -306,3 +306,21 @@ def test_check_post_enforces_the_mad_speech_rule() -> None:
     assert rs.check_post(state, author, f"投票对象：{other}\n投票理由：喵喵") is None
     reason = rs.check_post(state, author, f"投票对象：{other}\n投票理由：他是狼")
     assert reason is not None and "癫狂" in reason
+
+
+def test_award_votes_posted_after_the_game_reach_the_table() -> None:
+    from banshe.scenario import load, play
+
+    path = Path(__file__).resolve().parent / "scenarios" / "chenji" / "w09_award_votes_after_the_game.yaml"
+    state, _records = play(load(path))
+    assert state.winner == "wolf"
+    assert state.flags["award_votes"] == {"甲": "乙", "丙": "乙", "丁": "乙"}
+    table = "\n".join(find_ruleset("chenji").review(state))
+    line = next(row for row in table.splitlines() if row.strip().startswith("乙"))
+    assert "评奖投票过半" in line  # 虽败犹荣
+    for voter in ("甲", "丙", "丁"):
+        row = next(r for r in table.splitlines() if r.strip().startswith(voter))
+        assert "完整参与评奖" in row
+    # nothing else is accepted after the end
+    with pytest.raises(IllegalCommand, match="游戏已经结束"):
+        apply_in_place(state, Command("乙", "check", ("丙",)))

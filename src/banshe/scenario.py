@@ -243,7 +243,7 @@ class _PhaseRun:
 
     def submit(self, index: int) -> None:
         self.used.add(index)
-        if self.state.over:
+        if self.state.over and not self.after_game(self.commands[index]):
             self.reject(index, "游戏已经结束")
             return
         try:
@@ -275,6 +275,10 @@ class _PhaseRun:
             else:
                 apply_in_place(self.state, Command(DIRECTOR, PROMPT_TIMEOUT))
 
+    def after_game(self, cmd: Command) -> bool:
+        spec = self.rs.skills.get(cmd.skill)
+        return bool(spec and spec.after_game)
+
     def is_prompt_answer(self, cmd: Command) -> bool:
         spec = self.rs.skills.get(cmd.skill)
         return bool(spec and spec.prompt)
@@ -282,7 +286,7 @@ class _PhaseRun:
     def play(self) -> None:
         order = sorted(self.commands, key=self.stage_key) if self.record.phase.kind == NIGHT else list(self.commands)
         for i in order:
-            if i in self.used or self.is_prompt_answer(self.commands[i]):
+            if i in self.used or self.is_prompt_answer(self.commands[i]) or self.after_game(self.commands[i]):
                 continue
             if self.record.phase.kind == NIGHT:
                 key = self.stage_key(i)
@@ -290,6 +294,10 @@ class _PhaseRun:
                     self.director(CLOSE_STAGE)
             self.submit(i)
         self.director(CLOSE_PHASE)
+        # after-game inputs (评奖) go last: the game may end at this phase's settlement
+        for i in sorted(self.commands):
+            if i not in self.used and self.after_game(self.commands[i]):
+                self.submit(i)
         for i in sorted(self.commands):
             if i not in self.used:
                 skill = self.rs.skill_name(self.commands[i].skill)

@@ -253,7 +253,7 @@ def step(state: GameState, command: Command) -> Step:
 
 def apply_in_place(state: GameState, command: Command) -> list[Event]:
     if state.winner is not None:
-        raise IllegalCommand("游戏已经结束", "game_over")
+        return _apply_after_game(state, command)
     rs = get_ruleset(state.ruleset)
     start = len(state.log)
     handler = _validate(state, rs, command)
@@ -264,6 +264,21 @@ def apply_in_place(state: GameState, command: Command) -> list[Event]:
         run_agenda(state)
     except GameEnded:
         pass
+    return state.log[start:]
+
+
+def _apply_after_game(state: GameState, cmd: Command) -> list[Event]:
+    """Once the game has ended only a ruleset's after-game skills (评奖) are accepted."""
+    rs = get_ruleset(state.ruleset)
+    spec = rs.skills.get(cmd.skill)
+    if spec is None or not spec.after_game or cmd.actor not in state.chars:
+        raise IllegalCommand("游戏已经结束", "game_over")
+    _check_shape(state, spec.name, spec.shape, cmd, spec.targets_may_be_out)
+    spec.check(state, cmd)
+    start = len(state.log)
+    state.commands.append(cmd)
+    emit(state, ACCEPTED, _accepted_audience(state, rs, cmd), "", command=cmd.to_json())
+    spec.apply(state, cmd)
     return state.log[start:]
 
 
@@ -333,6 +348,8 @@ def _validate(state: GameState, rs: Ruleset, cmd: Command) -> Any:
     spec = rs.skills.get(cmd.skill)
     if spec is None:
         raise IllegalCommand(f"本规则没有技能<{cmd.skill}>", "unknown_skill")
+    if spec.after_game:
+        raise IllegalCommand(f"<{spec.name}>在游戏结束后进行", "not_over")
     actor = state.char(cmd.actor)
     if spec.prompt:
         head = state.prompts[0] if state.prompts else None

@@ -55,6 +55,8 @@ class SkillSpec:
     # a quick test for `legal_commands`: True only where `check` refuses the command (so the
     # bots' mask skips raising an exception for it); False or None: `check` decides
     refuses: Refusal | None = None
+    # posted after the game has ended (沉寂与取酒's 评奖); refused while the game goes on
+    after_game: bool = False
 
 
 @dataclass(frozen=True, slots=True)

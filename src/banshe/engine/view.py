@@ -159,6 +159,8 @@ def _skill_rows(rs: Ruleset, kind: str, stage: int, alive: bool, settling: bool)
         for sid, spec in rs.skills.items():
             exact = spec.prompt or sid in DIRECTOR_SKILLS or sid in (VOTE, CHANGE_VOTE)
             stage_check = False
+            if spec.after_game:
+                continue  # refused while the game goes on; legal_commands is empty once it is over
             if not spec.prompt:
                 if kind not in spec.phases or settling or (not alive and not spec.actor_may_be_out):
                     continue

@@ -552,6 +552,22 @@ def apply_last_words(state: GameState, cmd: Command) -> None:
     announce(state, f"{cmd.actor}的遗言：{cmd.text}")
 
 
+# -- 评奖 (虽败犹荣, 完整参与评奖): the vote after the game ---------------------------------------------
+AWARD = "award"
+
+
+def check_award(state: GameState, cmd: Command) -> None:
+    # 虽败犹荣 — 失败阵营中获得评奖投票过半者; each character votes once, for another character
+    if cmd.actor in state.flags.get("award_votes", {}):
+        raise IllegalCommand(f"{cmd.actor}已经投过评奖票")
+    if cmd.target == cmd.actor:
+        raise IllegalCommand("评奖不能投给自己")
+
+
+def apply_award(state: GameState, cmd: Command) -> None:
+    state.flags.setdefault("award_votes", {})[cmd.actor] = cmd.target
+
+
 # -- records the director keeps for the achievements (预想, 身份表) --------------------------------
 PREDICTABLE = {"预言": CHECK, "天眼": TIANYAN, "杀人": KILL, "撕咬": BITE}
 
@@ -1161,6 +1177,18 @@ SKILLS = {
         SkillSpec(
             ID_SHEET, "身份表", _ANY, FREE_TEXT, check_sheet, apply_sheet, actor_may_be_out=True, refuses=bad_sheet
         ),
+        SkillSpec(
+            AWARD,
+            "评奖",
+            _ANY,
+            ONE_TARGET,
+            check_award,
+            apply_award,
+            actor_may_be_out=True,
+            targets_may_be_out=True,
+            audience="public",
+            after_game=True,
+        ),
     )
 }
 
@@ -1283,7 +1311,9 @@ class Chenji(Ruleset):
         if not state.over:
             return []
         after = after or {}
-        votes = {str(k): str(v) for k, v in (after.get("评奖") or {}).items()}
+        # 评奖 posted as commands after the game, plus any recorded in the scenario's review block
+        votes = dict(state.flags.get("award_votes", {}))
+        votes.update({str(k): str(v) for k, v in (after.get("评奖") or {}).items()})
         part = after.get("完整参与评奖")
         post = PostGame(votes, None if part is None else {str(p) for p in part})
         coins = after.get("竞拍金币总额")
