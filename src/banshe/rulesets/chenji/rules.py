@@ -27,6 +27,7 @@ from banshe.engine.core import (
     tally,
     top_of,
 )
+from banshe.engine.last_words import grant_last_words, last_words_skill
 from banshe.engine.model import DAY, NIGHT, START, Character, GameState, Prompt
 from banshe.engine.publish import day_opening
 from banshe.engine.ruleset import (
@@ -537,21 +538,6 @@ def apply_mission(state: GameState, cmd: Command) -> None:
     next_day(state, "出使技能发动！")
 
 
-def no_last_words(state: GameState, cmd: Command) -> bool:
-    c = state.char(cmd.actor)
-    return c.alive or c.marks.get("last_words") != "open"
-
-
-def check_last_words(state: GameState, cmd: Command) -> None:
-    if no_last_words(state, cmd):
-        raise IllegalCommand(f"{cmd.actor}没有遗言权利（遗言只给最先出局的{LAST_WORDS_COUNT}名角色）")
-
-
-def apply_last_words(state: GameState, cmd: Command) -> None:
-    state.char(cmd.actor).marks["last_words"] = "used"
-    announce(state, f"{cmd.actor}的遗言：{cmd.text}")
-
-
 # -- 评奖 (虽败犹荣, 完整参与评奖): the vote after the game ---------------------------------------------
 AWARD = "award"
 
@@ -815,10 +801,7 @@ def on_out(state: GameState, name: str, cause: str) -> None:
         if state.is_alive(other):
             put_out(state, other, "殉情")
             _revenge(state, cause)
-    if state.flags.get("last_words_given", 0) < LAST_WORDS_COUNT:
-        state.flags["last_words_given"] = state.flags.get("last_words_given", 0) + 1
-        c.marks["last_words"] = "open"
-        notice(state, name, "你可以留下遗言（次日09:00之前）。", right="遗言")
+    grant_last_words(state, name, "次日09:00之前")
     # 志继<觉醒技> — 当预言家出局后，你的身份转变为预言家，并失去技能【天眼】
     if c.role == SEER:
         for s in state.with_role(SILENT):
@@ -1161,16 +1144,7 @@ SKILLS = {
         SkillSpec(SUCCEED, "殉职", _ANY, ONE_TARGET, _no_check, _no_check, prompt=True, actor_may_be_out=True),
         SkillSpec(HEIR, "指认", _ANY, ONE_TARGET, _no_check, _no_check, prompt=True, actor_may_be_out=True),
         SkillSpec(FEIGN, "装傻", _ANY, YES_NO, _no_check, _no_check, prompt=True),
-        SkillSpec(
-            LAST_WORDS,
-            "遗言",
-            _ANY,
-            FREE_TEXT,
-            check_last_words,
-            apply_last_words,
-            actor_may_be_out=True,
-            refuses=no_last_words,
-        ),
+        last_words_skill(),
         SkillSpec(
             PREDICT, "预想", _N, FREE_TEXT, check_predict, apply_predict, actor_may_be_out=False, refuses=bad_prediction
         ),

@@ -35,10 +35,10 @@ from banshe.engine.core import (
     top_of,
 )
 from banshe.engine.events import NOTICE, Audience
+from banshe.engine.last_words import grant_last_words, last_words_skill
 from banshe.engine.model import DAY, NIGHT, START, GameState, Prompt
 from banshe.engine.publish import day_opening
 from banshe.engine.ruleset import (
-    FREE_TEXT,
     MANY_TARGETS,
     NO_TARGET,
     ONE_TARGET,
@@ -276,10 +276,8 @@ def on_out(state: GameState, name: str, cause: str) -> None:
     if "showdown" in state.flags:
         return  # the showdown raises no prompts: it ends the game
     # 遗言数量等于4; 红牌罚下出局的角色没有遗言权利
-    if cause != "罚下" and state.flags.get("last_words_given", 0) < LAST_WORDS_COUNT:
-        state.flags["last_words_given"] = state.flags.get("last_words_given", 0) + 1
-        c.marks["last_words"] = "open"
-        notice(state, name, "你可以留下遗言（次日讨论日开始前提交）。", right="遗言")
+    if cause != "罚下":
+        grant_last_words(state, name, "次日讨论日开始前提交")
     # 最后一枪<限定> — 当猎人并非因红牌罚下而出局后
     if c.role == HUNTER and not c.skills_lost and c.has_charge(SHOOT) and cause != "罚下":
         push_prompt(state, Prompt(name, SHOOT, "选择一名其他角色，该角色立即出局。"))
@@ -474,21 +472,6 @@ def apply_surrender(state: GameState, cmd: Command) -> None:
         judge_lost(state, WOLVES, "投降")
 
 
-def no_last_words(state: GameState, cmd: Command) -> bool:
-    c = state.char(cmd.actor)
-    return c.alive or c.marks.get("last_words") != "open"
-
-
-def check_last_words(state: GameState, cmd: Command) -> None:
-    if no_last_words(state, cmd):
-        raise IllegalCommand(f"{cmd.actor}没有遗言权利（遗言只给最先出局的{LAST_WORDS_COUNT}名角色）")
-
-
-def apply_last_words(state: GameState, cmd: Command) -> None:
-    state.char(cmd.actor).marks["last_words"] = "used"
-    announce(state, f"{cmd.actor}的遗言：{cmd.text}")
-
-
 def _no_check(state: GameState, cmd: Command) -> None:
     return None
 
@@ -529,16 +512,7 @@ SKILLS = {
             actor_may_be_out=True,
             audience="group:wolves",
         ),
-        SkillSpec(
-            LAST_WORDS,
-            "遗言",
-            _ANY,
-            FREE_TEXT,
-            check_last_words,
-            apply_last_words,
-            actor_may_be_out=True,
-            refuses=no_last_words,
-        ),
+        last_words_skill(),
     )
 }
 
