@@ -100,7 +100,10 @@ def legal_commands(state: GameState, actor: str) -> list[Command]:
             found.append(abstain)
     head = state.prompts[0] if state.prompts else None
     night = kind == NIGHT
-    for sid, spec, exact, stage_check, shape in _skill_rows(rs, kind, state.stage if night else 0, alive, settling):
+    rows, unprompted = _skill_rows(rs, kind, state.stage if night else 0, alive, settling)
+    if head is None or head.actor != actor:
+        rows = unprompted  # no prompt skill can pass: the same rows in the same order without them
+    for sid, spec, exact, stage_check, shape in rows:
         if spec.prompt and (head is None or head.actor != actor or head.skill != sid):
             continue
         if shape == YES_NO:
@@ -140,20 +143,22 @@ def _vote_ok(state: GameState, rs: Ruleset, cmd: Command) -> bool:
 
 # (skill id, spec, needs the full `is_legal`, needs the `stage_for` check, target shape)
 _SkillRow = tuple[str, SkillSpec, bool, bool, str]
-_ROWS: dict[int, tuple[Ruleset, dict[tuple[str, int, bool, bool], list[_SkillRow]]]] = {}
+_Rows = tuple[list[_SkillRow], list[_SkillRow]]
+_ROWS: dict[int, tuple[Ruleset, dict[tuple[str, int, bool, bool], _Rows]]] = {}
 
 
-def _skill_rows(rs: Ruleset, kind: str, stage: int, alive: bool, settling: bool) -> list[_SkillRow]:
+def _skill_rows(rs: Ruleset, kind: str, stage: int, alive: bool, settling: bool) -> _Rows:
     """The skills `legal_commands` tries, in declaration order: prompt skills (any phase, any
     actor; checked against the head prompt) and the skills that pass `_validate`'s actor/skill
     checks (phase, alive, 关门, night stage — by `stage_of` where the ruleset keeps the default
-    `stage_for`, else flagged for a `stage_for` call). Built once per ruleset and situation."""
+    `stage_for`, else flagged for a `stage_for` call). Built once per ruleset and situation;
+    returned twice: all of them, and only the non-prompt ones (for an actor without a prompt)."""
     cached = _ROWS.get(id(rs))
     if cached is None or cached[0] is not rs:
         cached = _ROWS[id(rs)] = (rs, {})
     key = (kind, stage, alive, settling)
-    rows = cached[1].get(key)
-    if rows is None:
+    both = cached[1].get(key)
+    if both is None:
         default_stage = type(rs).stage_for is Ruleset.stage_for
         rows = []
         for sid, spec in rs.skills.items():
@@ -170,8 +175,8 @@ def _skill_rows(rs: Ruleset, kind: str, stage: int, alive: bool, settling: bool)
                         if at is not None and (at < stage or (at > stage and not rs.night_stages[at].opens_with_night)):
                             continue
             rows.append((sid, spec, exact, stage_check, spec.shape))
-        cached[1][key] = rows
-    return rows
+        both = cached[1][key] = (rows, [row for row in rows if not row[1].prompt])
+    return both
 
 
 class _Commands(dict[tuple[str, ...], Command]):

@@ -146,12 +146,6 @@ class GameEnv:
             if st.prompts and st.prompts[0] is head:
                 return  # the rules refused even the timeout: leave it to the phase's 关门
 
-    def _ask(self, seat: str) -> Iterator[str]:
-        if self._prepare(seat, None):
-            yield seat
-            if not self._stepped:
-                self.step(None)
-
     def _schedule(self) -> Iterator[str]:
         st = self.state
         rs = self.rs
@@ -163,10 +157,15 @@ class GameEnv:
             for stage in range(stages):
                 self.rng.shuffle(order)
                 for name in order:
-                    yield from self._prompts()
+                    if st.prompts and not st.over:  # `_prompts` does nothing otherwise
+                        yield from self._prompts()
                     if st.over or st.phase != phase or st.settling:
                         break
-                    yield from self._ask(name)
+                    # `_ask`, inline (one generator fewer per seat asked)
+                    if self._prepare(name, None):
+                        yield name
+                        if not self._stepped:
+                            self.step(None)
                 if st.over or st.phase != phase:
                     break
                 if phase.kind == NIGHT and stage < stages - 1 and not st.settling:
@@ -174,11 +173,14 @@ class GameEnv:
             if phase.kind == DAY and not st.over and st.phase == phase and not st.settling:
                 # a second round: the seats that voted may change their vote (改票) or act again
                 for name in order:
-                    yield from self._prompts()
+                    if st.prompts and not st.over:
+                        yield from self._prompts()
                     if st.over or st.phase != phase or st.settling:
                         break
-                    if name in st.votes and name not in st.vote_changed:
-                        yield from self._ask(name)
+                    if name in st.votes and name not in st.vote_changed and self._prepare(name, None):
+                        yield name
+                        if not self._stepped:
+                            self.step(None)
             if not st.over and st.phase == phase:
                 self._director(CLOSE_PHASE)
             yield from self._prompts()
