@@ -125,8 +125,31 @@ def legal_commands(state: GameState, actor: str) -> list[Command]:
                 continue
         if exact:
             found += [c for c in candidates if is_legal(state, c) is None]
-        else:
-            found += [c for c in candidates if _candidate_ok(state, rs, spec, c)]
+            continue
+        # `_candidate_ok` for each candidate, inline (the same calls in the same order)
+        gate = rs.gate
+        refuses = spec.refuses
+        check = spec.check
+        one = shape == ONE_TARGET
+        may_be_out = spec.targets_may_be_out
+        chars = state.chars
+        for c in candidates:
+            if gate(state, c):
+                continue
+            targets = c.targets
+            if one and len(targets) == 1:
+                target = chars.get(targets[0])
+                if target is None or (not target.alive and not may_be_out):
+                    continue
+            elif _shape_refusal(state, spec.name, shape, c, may_be_out) is not None:
+                continue
+            if refuses is not None and refuses(state, c):
+                continue
+            try:
+                check(state, c)
+            except IllegalCommand:
+                continue
+            found.append(c)
     return found
 
 
