@@ -96,7 +96,13 @@ def legal_commands(state: GameState, actor: str) -> list[Command]:
         abstain = commands[(ABSTAIN,)]
         if _vote_ok(state, rs, abstain):
             can_be_voted = rs.can_be_voted
-            found = [commands[(t,)] for t in state.alive_names() if can_be_voted(state, t) is None]
+            single = commands.single
+            # the alive seats in `alive_names` order, each votable one's command by name
+            for c in state.chars.values():
+                if c.alive:
+                    t = c.name
+                    if can_be_voted(state, t) is None:
+                        found.append(single[t] if t in single else commands.one(t))
             found.append(abstain)
     head = state.prompts[0] if state.prompts else None
     night = kind == NIGHT
@@ -210,11 +216,19 @@ class _Commands(dict[tuple[str, ...], Command]):
         super().__init__()
         self.actor = actor
         self.skill = skill
+        self.single: dict[str, Command] = {}  # the one-target commands by their target
 
     def __missing__(self, targets: tuple[str, ...]) -> Command:
         if len(self) >= 256:
             self.clear()
+            self.single.clear()
         cmd = self[targets] = Command(self.actor, self.skill, targets)
+        return cmd
+
+    def one(self, target: str) -> Command:
+        """`self[(target,)]`, remembered by name too."""
+        cmd = self[(target,)]
+        self.single[target] = cmd
         return cmd
 
 
