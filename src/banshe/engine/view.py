@@ -98,15 +98,15 @@ def legal_commands(state: GameState, actor: str) -> list[Command]:
             can_be_voted = rs.can_be_voted
             single = commands.single
             # the alive seats in `alive_names` order, each votable one's command by name
-            for c in state.chars.values():
-                if c.alive:
-                    t = c.name
+            for seat in state.chars.values():
+                if seat.alive:
+                    t = seat.name
                     if can_be_voted(state, t) is None:
                         found.append(single[t] if t in single else commands.one(t))
             found.append(abstain)
     head = state.prompts[0] if state.prompts else None
     night = kind == NIGHT
-    rows, unprompted = _skill_rows(rs, kind, state.stage if night else 0, alive, settling)
+    rows, unprompted = _skill_rows(rs, kind, state.stage if night else 0, alive, settling, me.role)
     if head is None or head.actor != actor:
         rows = unprompted  # no prompt skill can pass: the same rows in the same order without them
     for sid, spec, exact, stage_check, shape in rows:
@@ -173,24 +173,29 @@ def _vote_ok(state: GameState, rs: Ruleset, cmd: Command) -> bool:
 # (skill id, spec, needs the full `is_legal`, needs the `stage_for` check, target shape)
 _SkillRow = tuple[str, SkillSpec, bool, bool, str]
 _Rows = tuple[list[_SkillRow], list[_SkillRow]]
-_ROWS: dict[int, tuple[Ruleset, dict[tuple[str, int, bool, bool], _Rows]]] = {}
+_ROWS: dict[int, tuple[Ruleset, dict[tuple[str, int, bool, bool, str], _Rows]]] = {}
 
 
-def _skill_rows(rs: Ruleset, kind: str, stage: int, alive: bool, settling: bool) -> _Rows:
+def _skill_rows(rs: Ruleset, kind: str, stage: int, alive: bool, settling: bool, role: str) -> _Rows:
     """The skills `legal_commands` tries, in declaration order: prompt skills (any phase, any
     actor; checked against the head prompt) and the skills that pass `_validate`'s actor/skill
     checks (phase, alive, 关门, night stage — by `stage_of` where the ruleset keeps the default
-    `stage_for`, else flagged for a `stage_for` call). Built once per ruleset and situation;
+    `stage_for`, else flagged for a `stage_for` call), less the skills whose `legal_targets`
+    is empty for the actor's role (`Ruleset.skill_holders`). Built once per ruleset and situation;
     returned twice: all of them, and only the non-prompt ones (for an actor without a prompt)."""
     cached = _ROWS.get(id(rs))
     if cached is None or cached[0] is not rs:
         cached = _ROWS[id(rs)] = (rs, {})
-    key = (kind, stage, alive, settling)
+    key = (kind, stage, alive, settling, role)
     both = cached[1].get(key)
     if both is None:
         default_stage = type(rs).stage_for is Ruleset.stage_for
+        holders = rs.skill_holders()
         rows = []
         for sid, spec in rs.skills.items():
+            owners = holders.get(sid)
+            if owners is not None and role not in owners and spec.shape not in (YES_NO, FREE_TEXT):
+                continue  # `legal_targets` offers this role nothing
             exact = spec.prompt or sid in DIRECTOR_SKILLS or sid in (VOTE, CHANGE_VOTE)
             stage_check = False
             if not spec.prompt:

@@ -6,6 +6,7 @@ Names are data (ids are ASCII); each skill is a small check/apply pair citing it
 from __future__ import annotations
 
 import random
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from banshe.engine.commands import (
@@ -643,6 +644,9 @@ class Pinming(Ruleset):
     def red_card(self, state: GameState, name: str) -> None:
         red_card(state, name)
 
+    def skill_holders(self) -> Mapping[str, Collection[str]]:
+        return _HOLDER_SETS  # `_may_hold`: these skills only for their one holder
+
     def legal_targets(self, state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:
         if not _may_hold(state, actor, skill):
             return []
@@ -672,6 +676,7 @@ def _may_hold(state: GameState, actor: str, skill: str) -> bool:
 
 _GROUP_SKILLS = frozenset({KILL, DUEL, SLASH, SURRENDER})
 _HOLDERS = {RECOGNIZE: HALFBLOOD, CHECK: SEER, ANTIDOTE: WITCH, POISON: WITCH}
+_HOLDER_SETS = {skill: frozenset({role}) for skill, role in _HOLDERS.items()}
 
 
 def _wolves_win(state: GameState) -> str | None:
