@@ -142,9 +142,9 @@ def legal_commands(state: GameState, actor: str) -> list[Command]:
         for c in candidates:
             if gate(state, c):
                 continue
-            targets = c.targets
-            if one and len(targets) == 1:
-                target = chars.get(targets[0])
+            picked = c.targets
+            if one and len(picked) == 1:
+                target = chars.get(picked[0])
                 if target is None or (not target.alive and not may_be_out):
                     continue
             elif _shape_refusal(state, spec.name, shape, c, may_be_out) is not None:
