@@ -65,7 +65,7 @@ class GameEnv:
 
     def agent_iter(self) -> Iterator[str]:
         """Yield the seat to act next until the game ends (or `max_phases` phases pass)."""
-        yield from self._schedule()
+        return self._schedule()  # a generator: nothing runs before the first seat is asked for
 
     def last(self) -> Observation:
         if self._obs is None:
@@ -119,15 +119,16 @@ class GameEnv:
             legal = [c for c in legal if c.skill == prompt.skill]
         if not legal:
             return False
+        # seat, role, ruleset, phase, stage, prompt, legal, _env (positional: made for every seat asked)
         self._obs = Observation(
-            seat=seat,
-            role=st.chars[seat].role,
-            ruleset=st.ruleset,
-            phase=st.phase,
-            stage=st.stage,
-            prompt=prompt.skill if prompt is not None else None,
-            legal=legal,
-            _env=self,
+            seat,
+            st.chars[seat].role,
+            st.ruleset,
+            st.phase,
+            st.stage,
+            prompt.skill if prompt is not None else None,
+            legal,
+            self,
         )
         self._prompt = prompt
         self._stepped = False
@@ -159,29 +160,29 @@ class GameEnv:
                 for name in order:
                     if st.prompts and not st.over:  # `_prompts` does nothing otherwise
                         yield from self._prompts()
-                    if st.over or st.phase != phase or st.settling:
+                    if st.over or (st.phase is not phase and st.phase != phase) or st.settling:
                         break
                     # `_ask`, inline (one generator fewer per seat asked)
                     if self._prepare(name, None):
                         yield name
                         if not self._stepped:
                             self.step(None)
-                if st.over or st.phase != phase:
+                if st.over or (st.phase is not phase and st.phase != phase):
                     break
                 if phase.kind == NIGHT and stage < stages - 1 and not st.settling:
                     self._director(CLOSE_STAGE)
-            if phase.kind == DAY and not st.over and st.phase == phase and not st.settling:
+            if phase.kind == DAY and not st.over and (st.phase is phase or st.phase == phase) and not st.settling:
                 # a second round: the seats that voted may change their vote (改票) or act again
                 for name in order:
                     if st.prompts and not st.over:
                         yield from self._prompts()
-                    if st.over or st.phase != phase or st.settling:
+                    if st.over or (st.phase is not phase and st.phase != phase) or st.settling:
                         break
                     if name in st.votes and name not in st.vote_changed and self._prepare(name, None):
                         yield name
                         if not self._stepped:
                             self.step(None)
-            if not st.over and st.phase == phase:
+            if not st.over and (st.phase is phase or st.phase == phase):
                 self._director(CLOSE_PHASE)
             yield from self._prompts()
 
