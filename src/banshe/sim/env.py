@@ -22,7 +22,8 @@ from typing import Any
 
 from ..engine.commands import CLOSE_PHASE, CLOSE_STAGE, DIRECTOR, PROMPT_TIMEOUT, Command, IllegalCommand
 from ..engine.core import apply_in_place, new_game
-from ..engine.events import Event
+from ..engine.events import DIRECTOR as AUDIENCE_DIRECTOR
+from ..engine.events import PUBLIC, Event
 from ..engine.model import DAY, NIGHT, GameState, Prompt
 from ..engine.registry import get_ruleset
 from ..engine.view import legal_commands, view
@@ -81,7 +82,12 @@ class GameEnv:
         log = self.state.log
         start = self._cursor.get(seat, 0)
         self._cursor[seat] = len(log)
-        return [e for e in log[start:] if e.audience.includes(seat)]
+        # `e.audience.includes(seat)` for a seat (never the director), inline
+        return [
+            e
+            for e in log[start:]
+            if (kind := e.audience.kind) == PUBLIC or (kind != AUDIENCE_DIRECTOR and seat in e.audience.members)
+        ]
 
     def step(self, command: Command | None) -> None:
         """Apply the asked seat's answer; a refused command counts in `refused` and passes."""
