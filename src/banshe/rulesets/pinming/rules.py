@@ -676,7 +676,12 @@ def _may_hold(state: GameState, actor: str, skill: str) -> bool:
 
 _GROUP_SKILLS = frozenset({KILL, DUEL, SLASH, SURRENDER})
 _HOLDERS = {RECOGNIZE: HALFBLOOD, CHECK: SEER, ANTIDOTE: WITCH, POISON: WITCH}
-_HOLDER_SETS = {skill: frozenset({role}) for skill, role in _HOLDERS.items()}
+# `skill_holders`: the one-holder skills, and the wolf group's, whose members can only be
+# 狼人, or a 混血儿/病娇 of the wolves' camp (`_form_wolf_group`; identities never change here)
+_HOLDER_SETS = {
+    **{skill: frozenset({role}) for skill, role in _HOLDERS.items()},
+    **{skill: frozenset({WOLF, HALFBLOOD, YANDERE}) for skill in _GROUP_SKILLS},
+}
 
 
 def _wolves_win(state: GameState) -> str | None:
