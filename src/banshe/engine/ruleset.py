@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -226,6 +226,12 @@ class Ruleset:
     def check_post(self, state: GameState, author: str, text: str) -> str | None:
         """A reason to refuse a thread post by `author` (沉寂与取酒's 癫狂 speech rule), or None."""
         return None
+
+    def skill_holders(self) -> Mapping[str, Collection[str]]:
+        """Skill id -> the identities (role ids) `legal_targets` may offer it to: for an actor
+        whose current role is not listed, `legal_targets(state, actor, skill)` is always empty,
+        so `legal_commands` skips the skill without asking. A skill not listed: no such promise."""
+        return {}
 
     def legal_targets(self, state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:
         """Candidate target tuples for a bot to try; each is still checked by the engine."""

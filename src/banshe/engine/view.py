@@ -96,11 +96,20 @@ def legal_commands(state: GameState, actor: str) -> list[Command]:
         abstain = commands[(ABSTAIN,)]
         if _vote_ok(state, rs, abstain):
             can_be_voted = rs.can_be_voted
-            found = [commands[(t,)] for t in state.alive_names() if can_be_voted(state, t) is None]
+            single = commands.single
+            # the alive seats in `alive_names` order, each votable one's command by name
+            for seat in state.chars.values():
+                if seat.alive:
+                    t = seat.name
+                    if can_be_voted(state, t) is None:
+                        found.append(single[t] if t in single else commands.one(t))
             found.append(abstain)
     head = state.prompts[0] if state.prompts else None
     night = kind == NIGHT
-    for sid, spec, exact, stage_check, shape in _skill_rows(rs, kind, state.stage if night else 0, alive, settling):
+    rows, unprompted = _skill_rows(rs, kind, state.stage if night else 0, alive, settling, me.role)
+    if head is None or head.actor != actor:
+        rows = unprompted  # no prompt skill can pass: the same rows in the same order without them
+    for sid, spec, exact, stage_check, shape in rows:
         if spec.prompt and (head is None or head.actor != actor or head.skill != sid):
             continue
         if shape == YES_NO:
@@ -122,8 +131,31 @@ def legal_commands(state: GameState, actor: str) -> list[Command]:
                 continue
         if exact:
             found += [c for c in candidates if is_legal(state, c) is None]
-        else:
-            found += [c for c in candidates if _candidate_ok(state, rs, spec, c)]
+            continue
+        # `_candidate_ok` for each candidate, inline (the same calls in the same order)
+        gate = rs.gate
+        refuses = spec.refuses
+        check = spec.check
+        one = shape == ONE_TARGET
+        may_be_out = spec.targets_may_be_out
+        chars = state.chars
+        for c in candidates:
+            if gate(state, c):
+                continue
+            picked = c.targets
+            if one and len(picked) == 1:
+                target = chars.get(picked[0])
+                if target is None or (not target.alive and not may_be_out):
+                    continue
+            elif _shape_refusal(state, spec.name, shape, c, may_be_out) is not None:
+                continue
+            if refuses is not None and refuses(state, c):
+                continue
+            try:
+                check(state, c)
+            except IllegalCommand:
+                continue
+            found.append(c)
     return found
 
 
@@ -140,23 +172,30 @@ def _vote_ok(state: GameState, rs: Ruleset, cmd: Command) -> bool:
 
 # (skill id, spec, needs the full `is_legal`, needs the `stage_for` check, target shape)
 _SkillRow = tuple[str, SkillSpec, bool, bool, str]
-_ROWS: dict[int, tuple[Ruleset, dict[tuple[str, int, bool, bool], list[_SkillRow]]]] = {}
+_Rows = tuple[list[_SkillRow], list[_SkillRow]]
+_ROWS: dict[int, tuple[Ruleset, dict[tuple[str, int, bool, bool, str], _Rows]]] = {}
 
 
-def _skill_rows(rs: Ruleset, kind: str, stage: int, alive: bool, settling: bool) -> list[_SkillRow]:
+def _skill_rows(rs: Ruleset, kind: str, stage: int, alive: bool, settling: bool, role: str) -> _Rows:
     """The skills `legal_commands` tries, in declaration order: prompt skills (any phase, any
     actor; checked against the head prompt) and the skills that pass `_validate`'s actor/skill
     checks (phase, alive, 关门, night stage — by `stage_of` where the ruleset keeps the default
-    `stage_for`, else flagged for a `stage_for` call). Built once per ruleset and situation."""
+    `stage_for`, else flagged for a `stage_for` call), less the skills whose `legal_targets`
+    is empty for the actor's role (`Ruleset.skill_holders`). Built once per ruleset and situation;
+    returned twice: all of them, and only the non-prompt ones (for an actor without a prompt)."""
     cached = _ROWS.get(id(rs))
     if cached is None or cached[0] is not rs:
         cached = _ROWS[id(rs)] = (rs, {})
-    key = (kind, stage, alive, settling)
-    rows = cached[1].get(key)
-    if rows is None:
+    key = (kind, stage, alive, settling, role)
+    both = cached[1].get(key)
+    if both is None:
         default_stage = type(rs).stage_for is Ruleset.stage_for
+        holders = rs.skill_holders()
         rows = []
         for sid, spec in rs.skills.items():
+            owners = holders.get(sid)
+            if owners is not None and role not in owners and spec.shape not in (YES_NO, FREE_TEXT):
+                continue  # `legal_targets` offers this role nothing
             exact = spec.prompt or sid in DIRECTOR_SKILLS or sid in (VOTE, CHANGE_VOTE)
             stage_check = False
             if spec.after_game:
@@ -172,8 +211,8 @@ def _skill_rows(rs: Ruleset, kind: str, stage: int, alive: bool, settling: bool)
                         if at is not None and (at < stage or (at > stage and not rs.night_stages[at].opens_with_night)):
                             continue
             rows.append((sid, spec, exact, stage_check, spec.shape))
-        cached[1][key] = rows
-    return rows
+        both = cached[1][key] = (rows, [row for row in rows if not row[1].prompt])
+    return both
 
 
 class _Commands(dict[tuple[str, ...], Command]):
@@ -184,11 +223,19 @@ class _Commands(dict[tuple[str, ...], Command]):
         super().__init__()
         self.actor = actor
         self.skill = skill
+        self.single: dict[str, Command] = {}  # the one-target commands by their target
 
     def __missing__(self, targets: tuple[str, ...]) -> Command:
         if len(self) >= 256:
             self.clear()
+            self.single.clear()
         cmd = self[targets] = Command(self.actor, self.skill, targets)
+        return cmd
+
+    def one(self, target: str) -> Command:
+        """`self[(target,)]`, remembered by name too."""
+        cmd = self[(target,)]
+        self.single[target] = cmd
         return cmd
 
 

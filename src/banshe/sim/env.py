@@ -22,7 +22,8 @@ from typing import Any
 
 from ..engine.commands import CLOSE_PHASE, CLOSE_STAGE, DIRECTOR, PROMPT_TIMEOUT, Command, IllegalCommand
 from ..engine.core import apply_in_place, new_game
-from ..engine.events import Event
+from ..engine.events import DIRECTOR as AUDIENCE_DIRECTOR
+from ..engine.events import PUBLIC, Event
 from ..engine.model import DAY, NIGHT, GameState, Prompt
 from ..engine.registry import get_ruleset
 from ..engine.view import legal_commands, view
@@ -65,7 +66,7 @@ class GameEnv:
 
     def agent_iter(self) -> Iterator[str]:
         """Yield the seat to act next until the game ends (or `max_phases` phases pass)."""
-        yield from self._schedule()
+        return self._schedule()  # a generator: nothing runs before the first seat is asked for
 
     def last(self) -> Observation:
         if self._obs is None:
@@ -81,7 +82,12 @@ class GameEnv:
         log = self.state.log
         start = self._cursor.get(seat, 0)
         self._cursor[seat] = len(log)
-        return [e for e in log[start:] if e.audience.includes(seat)]
+        # `e.audience.includes(seat)` for a seat (never the director), inline
+        return [
+            e
+            for e in log[start:]
+            if (kind := e.audience.kind) == PUBLIC or (kind != AUDIENCE_DIRECTOR and seat in e.audience.members)
+        ]
 
     def step(self, command: Command | None) -> None:
         """Apply the asked seat's answer; a refused command counts in `refused` and passes."""
@@ -119,15 +125,16 @@ class GameEnv:
             legal = [c for c in legal if c.skill == prompt.skill]
         if not legal:
             return False
+        # seat, role, ruleset, phase, stage, prompt, legal, _env (positional: made for every seat asked)
         self._obs = Observation(
-            seat=seat,
-            role=st.chars[seat].role,
-            ruleset=st.ruleset,
-            phase=st.phase,
-            stage=st.stage,
-            prompt=prompt.skill if prompt is not None else None,
-            legal=legal,
-            _env=self,
+            seat,
+            st.chars[seat].role,
+            st.ruleset,
+            st.phase,
+            st.stage,
+            prompt.skill if prompt is not None else None,
+            legal,
+            self,
         )
         self._prompt = prompt
         self._stepped = False
@@ -146,12 +153,6 @@ class GameEnv:
             if st.prompts and st.prompts[0] is head:
                 return  # the rules refused even the timeout: leave it to the phase's 关门
 
-    def _ask(self, seat: str) -> Iterator[str]:
-        if self._prepare(seat, None):
-            yield seat
-            if not self._stepped:
-                self.step(None)
-
     def _schedule(self) -> Iterator[str]:
         st = self.state
         rs = self.rs
@@ -163,23 +164,31 @@ class GameEnv:
             for stage in range(stages):
                 self.rng.shuffle(order)
                 for name in order:
-                    yield from self._prompts()
-                    if st.over or st.phase != phase or st.settling:
+                    if st.prompts and not st.over:  # `_prompts` does nothing otherwise
+                        yield from self._prompts()
+                    if st.over or (st.phase is not phase and st.phase != phase) or st.settling:
                         break
-                    yield from self._ask(name)
-                if st.over or st.phase != phase:
+                    # `_ask`, inline (one generator fewer per seat asked)
+                    if self._prepare(name, None):
+                        yield name
+                        if not self._stepped:
+                            self.step(None)
+                if st.over or (st.phase is not phase and st.phase != phase):
                     break
                 if phase.kind == NIGHT and stage < stages - 1 and not st.settling:
                     self._director(CLOSE_STAGE)
-            if phase.kind == DAY and not st.over and st.phase == phase and not st.settling:
+            if phase.kind == DAY and not st.over and (st.phase is phase or st.phase == phase) and not st.settling:
                 # a second round: the seats that voted may change their vote (改票) or act again
                 for name in order:
-                    yield from self._prompts()
-                    if st.over or st.phase != phase or st.settling:
+                    if st.prompts and not st.over:
+                        yield from self._prompts()
+                    if st.over or (st.phase is not phase and st.phase != phase) or st.settling:
                         break
-                    if name in st.votes and name not in st.vote_changed:
-                        yield from self._ask(name)
-            if not st.over and st.phase == phase:
+                    if name in st.votes and name not in st.vote_changed and self._prepare(name, None):
+                        yield name
+                        if not self._stepped:
+                            self.step(None)
+            if not st.over and (st.phase is phase or st.phase == phase):
                 self._director(CLOSE_PHASE)
             yield from self._prompts()
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from banshe.engine.commands import Command, IllegalCommand
@@ -1303,6 +1303,9 @@ class Chenji(Ruleset):
             return None
         return "你处于癫狂状态，只能使用“" + "".join(sorted(MAD_CHARACTERS)) + "”、空格与换行发言（投票除外）"
 
+    def skill_holders(self) -> Mapping[str, Collection[str]]:
+        return SKILL_OWNERS  # `legal_targets` offers these skills to their owners only
+
     def legal_targets(self, state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:
         """Candidates for the random bots; the engine still checks each one."""
         c = state.char(actor)
@@ -1312,14 +1315,16 @@ class Chenji(Ruleset):
         if skill == KILL and actor not in killer_of(state):
             return []
         alive = state.alive_names()
-        rng = random.Random(len(state.log) * 31 + c.seat)
         if skill == ARROW:
+            rng = random.Random(len(state.log) * 31 + c.seat)  # made only where used
             return [tuple(rng.sample(state.order, 2)) for _ in range(2)]
         if skill == REJOIN:
             return [()]
         if skill == MARTYRDOM:
+            rng = random.Random(len(state.log) * 31 + c.seat)
             return [()] if rng.random() < 0.01 else []  # rare: a bot would end itself at once
         if skill == STAB:
+            rng = random.Random(len(state.log) * 31 + c.seat)
             return [(rng.choice(alive),)] if rng.random() < 0.1 else []
         if skill == FINALE:
             return [(n,) for n in alive if MAD in state.char(n).statuses]

@@ -8,7 +8,7 @@ facts (and the lovers' 私奔) after every change, then win/loss is judged.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from banshe.engine.commands import CARD_BLUE, CARD_RED, CARD_YELLOW, Command, IllegalCommand
@@ -728,6 +728,7 @@ _SKILL_ROLE = {
     BULLET: HUNTER,
     CROSS: PRIEST,
 }
+_SKILL_HOLDERS = {skill: frozenset({role}) for skill, role in _SKILL_ROLE.items()}
 
 
 def _may_use(state: GameState, actor: str, skill: str) -> bool:
@@ -885,6 +886,9 @@ class Ganran(Ruleset):
     def playing_camps(self) -> list[str]:
         # 游离 characters belong to no camp and never win: 无阵营 is a display name only
         return list(REAL_CAMPS)
+
+    def skill_holders(self) -> Mapping[str, Collection[str]]:
+        return _SKILL_HOLDERS  # `_may_use`: these skills only for their identity
 
     def legal_targets(self, state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:
         if not _may_use(state, actor, skill):

@@ -6,6 +6,7 @@ Names are data (ids are ASCII); each skill is a small check/apply pair citing it
 from __future__ import annotations
 
 import random
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from banshe.engine.commands import (
@@ -617,6 +618,9 @@ class Pinming(Ruleset):
     def red_card(self, state: GameState, name: str) -> None:
         red_card(state, name)
 
+    def skill_holders(self) -> Mapping[str, Collection[str]]:
+        return _HOLDER_SETS  # `_may_hold`: these skills only for their one holder
+
     def legal_targets(self, state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:
         if not _may_hold(state, actor, skill):
             return []
@@ -646,6 +650,12 @@ def _may_hold(state: GameState, actor: str, skill: str) -> bool:
 
 _GROUP_SKILLS = frozenset({KILL, DUEL, SLASH, SURRENDER})
 _HOLDERS = {RECOGNIZE: HALFBLOOD, CHECK: SEER, ANTIDOTE: WITCH, POISON: WITCH}
+# `skill_holders`: the one-holder skills, and the wolf group's, whose members can only be
+# 狼人, or a 混血儿/病娇 of the wolves' camp (`_form_wolf_group`; identities never change here)
+_HOLDER_SETS = {
+    **{skill: frozenset({role}) for skill, role in _HOLDERS.items()},
+    **{skill: frozenset({WOLF, HALFBLOOD, YANDERE}) for skill in _GROUP_SKILLS},
+}
 
 
 def _wolves_win(state: GameState) -> str | None:

@@ -97,6 +97,21 @@ def _role_pattern(ruleset: str) -> re.Pattern[str] | None:
     return pattern
 
 
+_FOUND: dict[tuple[re.Pattern[str], str], list[Any]] = {}
+
+
+def findall(pattern: re.Pattern[str], text: str) -> list[Any]:
+    """`pattern.findall(text)`, remembered: every seat reads the same public posts (do not
+    modify the list)."""
+    key = (pattern, text)
+    found = _FOUND.get(key)
+    if found is None:
+        if len(_FOUND) >= 4096:
+            _FOUND.clear()
+        found = _FOUND[key] = pattern.findall(text)
+    return found
+
+
 class Knowledge:
     """What one seat knows, from its own events only."""
 
@@ -184,7 +199,7 @@ class Knowledge:
 
     def _read_post(self, text: str) -> None:
         if self._role_re is not None:
-            for name, role in self._role_re.findall(text):
+            for name, role in findall(self._role_re, text):
                 self.revealed.setdefault(name, role)
         m = _CLAIM_RE.search(text)
         if m is None:

@@ -43,7 +43,7 @@ from ...rulesets.pinming.rules import (
     WOLF_GROUP,
 )
 from ..agents import Observation
-from .base import DEFER, HeuristicAgent, register
+from .base import DEFER, HeuristicAgent, findall, register
 
 _IDIOT_RE = re.compile(r"(\S+?)是白痴，发动装傻")
 _ELECTED_RE = re.compile(r"第1天投票结束（[^）]*），(\S+?)当选警长")
@@ -52,7 +52,7 @@ _ELECTED_RE = re.compile(r"第1天投票结束（[^）]*），(\S+?)当选警长
 def _read_posts(agent: HeuristicAgent) -> None:
     k = agent.k
     for text in k.posts[k.posts_read :]:
-        for name in _IDIOT_RE.findall(text):
+        for name in findall(_IDIOT_RE, text):
             k.revealed[name] = "白痴"
             if name not in k.bad:
                 k.good.add(name)

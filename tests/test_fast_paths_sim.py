@@ -1,0 +1,102 @@
+"""The second round of fast paths gives exactly what the plain ones gave.
+
+`Ruleset.skill_holders` lets `legal_commands` skip a skill without asking `legal_targets`: the
+promise (an empty `legal_targets` for any other role) is checked at every position of random
+games. `GameEnv.new_events` tests audiences inline; the heuristic's remembered `findall` is
+the pattern's own. The simulator's games (random and heuristic policies, every ruleset) must
+stay those recorded before these fast paths.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+
+import pytest
+
+from banshe.demo import DEMO_NAMES
+from banshe.engine.registry import get_ruleset
+from banshe.sim.agents import BUILTIN_POLICIES
+from banshe.sim.env import GameEnv, play_game
+from banshe.sim.heuristic.base import findall
+from tests.test_fast_paths import GAMES, positions
+
+
+@pytest.mark.parametrize(("ruleset", "players"), GAMES)
+def test_skill_holders_keep_their_promise(ruleset: str, players: int) -> None:
+    rs = get_ruleset(ruleset)
+    holders = rs.skill_holders()
+    assert holders, "each built-in ruleset declares its one-identity skills"
+    skipped = 0
+    for seed in range(3):
+        for state in positions(ruleset, players, seed):
+            for actor in state.order:
+                role = state.chars[actor].role
+                for skill, owners in holders.items():
+                    assert skill in rs.skills
+                    if role not in owners:
+                        assert rs.legal_targets(state, actor, skill) == []
+                        skipped += 1
+    assert skipped > 0
+
+
+def test_new_events_is_the_view_filter() -> None:
+    env = GameEnv("pinming", DEMO_NAMES[:14], seed=3)
+    cursor: dict[str, int] = {}
+    rng_agents = {}
+    rng = random.Random(5)
+    for seat, role in zip(env.seats, env.roles(), strict=True):
+        rng_agents[seat] = BUILTIN_POLICIES["random"](seat, role, env.state.ruleset, rng)
+    checked = 0
+    for seat in env.agent_iter():
+        log = env.state.log
+        start = cursor.get(seat, 0)
+        cursor[seat] = len(log)
+        expected = [e for e in log[start:] if e.audience.includes(seat)]
+        assert env.new_events(seat) == expected
+        checked += len(expected)
+        env.step(rng_agents[seat].act(env.last()))
+    assert checked > 0
+
+
+def test_remembered_findall_is_findall() -> None:
+    pattern = re.compile(r"(\S+?)是(\S+?)。")
+    for text in ["甲是白痴。乙是预言家。", "没有", "甲是白痴。乙是预言家。", ""]:
+        assert findall(pattern, text) == pattern.findall(text)
+
+
+# sha256 over seeds 0..9 of `play_game` (winner, ended_in, outs, accepted commands, refused),
+# recorded before the fast paths of this round
+SIM_STREAMS = {
+    ("pinming", "random"): "faa6dd000e301297e79d4819e149ca48acce474aeeae85585e9094e849447dc8",
+    ("pinming", "heuristic"): "9c7915a92e60f562d860cee26a5bb9f68c20d5952311657384c59d6992a56308",
+    ("chenji", "random"): "e36c07866663be5f03a37ce4fcd7f5227e7f8c0d6dda56adf044e76a2119b1f0",
+    ("chenji", "heuristic"): "bfc4919ed5bbe7e4dbb2a219bcb87b17a923c1f3830b9f0dacf3d121c4d86ccc",
+    ("ganran", "random"): "c182037732f12600ac7f213da67b55c40814736726b6fed263229e381ceaa507",
+    ("ganran", "heuristic"): "19a45c46e8b4521b809957df6234d9ac394785063783171b816a884bfe27609c",
+}
+
+
+def sim_stream(ruleset: str, players: int, policy: str) -> str:
+    digest = hashlib.sha256()
+    for seed in range(10):
+        env = play_game(ruleset, DEMO_NAMES[:players], seed, BUILTIN_POLICIES[policy])
+        state = env.state
+        record = {
+            "winner": state.winner,
+            "ended_in": state.ended_in.label if state.ended_in else None,
+            "outs": [[o.player, o.phase.label, o.cause] for o in state.outs],
+            "commands": [c.to_json() for c in state.commands],
+            "refused": env.refused,
+            "events": len(state.log),
+        }
+        digest.update(json.dumps(record, ensure_ascii=False, sort_keys=True).encode())
+    return digest.hexdigest()
+
+
+@pytest.mark.parametrize(("ruleset", "players"), GAMES)
+@pytest.mark.parametrize("policy", ["random", "heuristic"])
+def test_simulated_games_are_unchanged(ruleset: str, players: int, policy: str) -> None:
+    assert sim_stream(ruleset, players, policy) == SIM_STREAMS[(ruleset, policy)]
