@@ -100,3 +100,12 @@ def sim_stream(ruleset: str, players: int, policy: str) -> str:
 @pytest.mark.parametrize("policy", ["random", "heuristic"])
 def test_simulated_games_are_unchanged(ruleset: str, players: int, policy: str) -> None:
     assert sim_stream(ruleset, players, policy) == SIM_STREAMS[(ruleset, policy)]
+
+
+@pytest.mark.parametrize(("ruleset", "players"), GAMES)
+def test_votable_is_the_can_be_voted_filter(ruleset: str, players: int) -> None:
+    rs = get_ruleset(ruleset)
+    for seed in range(3):
+        for state in positions(ruleset, players, seed):
+            expected = [n for n in state.alive_names() if rs.can_be_voted(state, n) is None]
+            assert rs.votable(state) == expected

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 DIRECTOR = "导演"
 ABSTAIN = "弃权"
@@ -52,6 +52,8 @@ class Command:
     text: str | None = None
     answer: bool | None = None
     amount: int | None = None
+    # `to_json()`, made on first use by `logged` (commands are immutable, and reused)
+    _json: dict[str, object] | None = field(default=None, init=False, repr=False, compare=False, hash=False)
 
     @property
     def target(self) -> str | None:
@@ -68,6 +70,15 @@ class Command:
         if self.amount is not None:
             out["amount"] = self.amount
         return out
+
+    def logged(self) -> dict[str, object]:
+        """`to_json()`, made once per command and shared by every event that logs it: read it,
+        never change it."""
+        data = self._json
+        if data is None:
+            data = self.to_json()
+            object.__setattr__(self, "_json", data)
+        return data
 
     @staticmethod
     def from_json(data: dict[str, object]) -> Command:

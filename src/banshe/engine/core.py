@@ -258,7 +258,7 @@ def apply_in_place(state: GameState, command: Command) -> list[Event]:
     start = len(state.log)
     handler = _validate(state, rs, command)
     state.commands.append(command)
-    emit(state, ACCEPTED, _accepted_audience(state, rs, command), "", command=command.to_json())
+    emit(state, ACCEPTED, _accepted_audience(state, rs, command), "", command=command.logged())
     try:
         handler()
         run_agenda(state)
@@ -277,7 +277,7 @@ def _apply_after_game(state: GameState, cmd: Command) -> list[Event]:
     spec.check(state, cmd)
     start = len(state.log)
     state.commands.append(cmd)
-    emit(state, ACCEPTED, _accepted_audience(state, rs, cmd), "", command=cmd.to_json())
+    emit(state, ACCEPTED, _accepted_audience(state, rs, cmd), "", command=cmd.logged())
     spec.apply(state, cmd)
     return state.log[start:]
 

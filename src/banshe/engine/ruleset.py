@@ -206,6 +206,12 @@ class Ruleset:
     def can_be_voted(self, state: GameState, target: str) -> str | None:
         return None
 
+    def votable(self, state: GameState) -> list[str]:
+        """The alive seats, in seating order, that `can_be_voted` accepts (the bots' vote
+        targets). A ruleset may override it with the same answer computed faster."""
+        can_be_voted = self.can_be_voted
+        return [c.name for c in state.chars.values() if c.alive and can_be_voted(state, c.name) is None]
+
     def vote_weight(self, state: GameState, voter: str) -> float:
         return 1.0
 

@@ -95,14 +95,9 @@ def legal_commands(state: GameState, actor: str) -> list[Command]:
         commands = _commands(actor, skill)
         abstain = commands[(ABSTAIN,)]
         if _vote_ok(state, rs, abstain):
-            can_be_voted = rs.can_be_voted
-            single = commands.single
-            # the alive seats in `alive_names` order, each votable one's command by name
-            for seat in state.chars.values():
-                if seat.alive:
-                    t = seat.name
-                    if can_be_voted(state, t) is None:
-                        found.append(single[t] if t in single else commands.one(t))
+            # each votable seat's command, remembered by name
+            get = commands.single.get
+            found = [get(t) or commands.one(t) for t in rs.votable(state)]
             found.append(abstain)
     head = state.prompts[0] if state.prompts else None
     night = kind == NIGHT

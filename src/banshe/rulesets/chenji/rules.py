@@ -1268,6 +1268,10 @@ class Chenji(Ruleset):
             return f"{target}处于假死状态，不能成为投票对象"
         return None
 
+    def votable(self, state: GameState) -> list[str]:
+        # `can_be_voted`, inline: asked for every voter
+        return [c.name for c in state.chars.values() if c.alive and FAKE_DEATH not in c.statuses]
+
     def vote_weight(self, state: GameState, voter: str) -> float:
         # 带队<锁定技> — 警长投出的票计为两票; 已发动【装傻】的白痴投票作废
         return float(vote_power(state, voter))

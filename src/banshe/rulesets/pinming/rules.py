@@ -611,6 +611,10 @@ class Pinming(Ruleset):
             return f"{target}已发动装傻，不能成为投票对象"
         return None
 
+    def votable(self, state: GameState) -> list[str]:
+        # `can_be_voted`, inline: asked for every voter
+        return [c.name for c in state.chars.values() if c.alive and not c.marks.get("feigned")]
+
     def vote_weight(self, state: GameState, voter: str) -> float:
         # 带队<强制> — 警长投出的票计为1.5票
         return 1.5 if voter == state.sheriff else 1.0
