@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/bench_simulate.py                       # 品茗, random, 1 process
     .venv/bin/python benchmarks/bench_simulate.py --policy heuristic --games 500
     .venv/bin/python benchmarks/bench_simulate.py --profile             # where one process spends its time
+    .venv/bin/python benchmarks/bench_simulate.py --python .venv-fast/bin/python   # the compiled build
 
 Runs `python -m banshe simulate` as a child process and times it from start to exit
 (interpreter start-up, imports, dealing, playing, aggregating, writing the JSON), then
@@ -26,12 +27,14 @@ import time
 from pathlib import Path
 
 
-def run_cli(ruleset: str, games: int, policy: str, jobs: int, backend: str, seed: int) -> dict[str, float]:
+def run_cli(
+    ruleset: str, games: int, policy: str, jobs: int, backend: str, seed: int, python: str = sys.executable
+) -> dict[str, float]:
     """Time one `banshe simulate` process; return games/s and peak RSS (MB) of the child(ren)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out.json"
         cmd = [
-            sys.executable,
+            python,
             "-m",
             "banshe",
             "simulate",
@@ -114,13 +117,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--backend", default="local")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--python", default=sys.executable, help="whose banshe to time (.venv-fast/bin/python: compiled)")
     args = ap.parse_args(argv)
     if args.profile:
         profile(args.ruleset, args.games, args.policy, args.seed)
         return 0
-    r = run_cli(args.ruleset, args.games, args.policy, args.jobs, args.backend, args.seed)
+    r = run_cli(args.ruleset, args.games, args.policy, args.jobs, args.backend, args.seed, args.python)
     games = int(r["games"])
-    print(f"ruleset={args.ruleset} policy={args.policy} games={games} jobs={args.jobs} backend={args.backend}")
+    probe = "import banshe.engine.core as m; print('compiled' if m.__file__.endswith('.so') else 'pure')"
+    build = subprocess.run(
+        [args.python, "-c", probe],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    print(f"ruleset={args.ruleset} policy={args.policy} games={games} jobs={args.jobs}", end=" ")
+    print(f"backend={args.backend} build={build}")
     inner = r["inner_games_per_s"]
     print(f"whole process: {r['wall_s']:.2f}s  {r['games_per_s']:.1f} games/s  (inside simulate: {inner})")
     print(f"CPU time of the process tree: {r['cpu_s']:.2f}s = {r['games_per_cpu_s']:.1f} games per CPU-second")

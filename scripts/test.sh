@@ -20,6 +20,18 @@ fi
 if [ "${BANSHE_SKIP_RAY:-0}" != "1" ]; then
   .venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev,ray]'
 fi
-.venv/bin/ruff check src tests benchmarks
+# The compiled build (scripts/setup-fast.sh, about 75 s) is tested too: tests/test_compiled.py
+# compares its games and transcripts with the pure engine's, and the engine, ruleset, scenario
+# and simulator tests run again on it. BANSHE_SKIP_COMPILED=1 leaves it out.
+if [ "${BANSHE_SKIP_COMPILED:-0}" != "1" ]; then
+  bash scripts/setup-fast.sh
+  .venv-fast/bin/python -m pip install -q --disable-pip-version-check 'pytest>=8' 'hypothesis>=6.100'
+fi
+.venv/bin/ruff check src tests benchmarks setup.py
 .venv/bin/mypy
 .venv/bin/python -m pytest "$@"
+if [ "${BANSHE_SKIP_COMPILED:-0}" != "1" ]; then
+  echo "编译版：再次运行引擎、规则、场景与模拟测试 …"
+  .venv-fast/bin/python -m pytest -q tests --ignore=tests/service --ignore=tests/test_compiled.py \
+    --deselect tests/test_sim_ray.py
+fi

@@ -1,7 +1,10 @@
 from __future__ import annotations
 
-from banshe.engine import Command, GameState, apply_in_place, new_game
+from banshe.engine import Command, GameState, apply_in_place, core, new_game
 from banshe.engine.commands import CLOSE_PHASE, CLOSE_STAGE, DIRECTOR, PROMPT_TIMEOUT
+
+# running against the mypyc-compiled build (.venv-fast, scripts/setup-fast.sh)
+COMPILED = (core.__file__ or "").endswith(".so")
 
 SEATS = ["一", "二", "三", "四", "五", "六", "七", "八", "九", "十", "十一", "十二", "十三", "十四"]
 ROLES = {

@@ -746,7 +746,7 @@ def settle_night(state: GameState) -> None:
             if target in dying:
                 dying.remove(target)
             state.char(target).statuses.discard(DYING)
-            if state.char(target).role in (*WOLVES, PIPER):
+            if state.char(target).role in WOLVES or state.char(target).role == PIPER:
                 stats(state)["poison_wolf"] = True
             put_out(state, target, "毒药")
     for name in dying:
@@ -902,7 +902,7 @@ def answer_prompt(state: GameState, prompt: Prompt, cmd: Command) -> None:
     if prompt.skill == SHOOT:
         target = cmd.targets[0]
         state.char(cmd.actor).spend(SHOOT)
-        if state.char(target).role in (*WOLVES, PIPER):
+        if state.char(target).role in WOLVES or state.char(target).role == PIPER:
             stats(state)["hunter_hit"] = True
         put_out(state, target, "最后一枪")
     elif prompt.skill == SUCCEED:

@@ -1,0 +1,40 @@
+"""Optional compiled build: `BANSHE_COMPILE=1 pip install --no-build-isolation .` compiles the
+rules core and the simulator with mypyc (needs mypy and a C compiler; see scripts/setup-fast.sh).
+Without BANSHE_COMPILE the package is pure Python, as declared in pyproject.toml."""
+
+from __future__ import annotations
+
+import os
+
+from setuptools import setup
+
+# the modules the simulator spends its time in; everything else stays interpreted
+COMPILED = [
+    "src/banshe/engine/commands.py",
+    "src/banshe/engine/core.py",
+    "src/banshe/engine/events.py",
+    "src/banshe/engine/last_words.py",
+    "src/banshe/engine/model.py",
+    "src/banshe/engine/publish.py",
+    "src/banshe/engine/registry.py",
+    "src/banshe/engine/ruleset.py",
+    "src/banshe/engine/view.py",
+    "src/banshe/rulesets/pinming/rules.py",
+    "src/banshe/rulesets/chenji/roles.py",
+    "src/banshe/rulesets/chenji/rules.py",
+    "src/banshe/rulesets/chenji/achievements.py",
+    "src/banshe/rulesets/ganran/rules.py",
+    "src/banshe/sim/env.py",
+    "src/banshe/sim/stats.py",
+    "src/banshe/sim/effects.py",
+    "src/banshe/sim/effects_chenji.py",
+    "src/banshe/sim/effects_ganran.py",
+]
+
+ext_modules = []
+if os.environ.get("BANSHE_COMPILE"):
+    from mypyc.build import mypycify
+
+    ext_modules = mypycify(COMPILED, opt_level="3")
+
+setup(ext_modules=ext_modules)
