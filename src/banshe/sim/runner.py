@@ -7,6 +7,7 @@ are identical for any `--jobs`, any slice size and either backend.
 
 from __future__ import annotations
 
+import gc
 import importlib
 import math
 import multiprocessing as mp
@@ -142,13 +143,20 @@ def run_task(task: Task) -> tuple[int, Stats]:
     names = seat_names(count)
     options = dict(config.options) or None
     stats = Stats()
-    for i in range(start, end):
-        try:
-            env = play_game(rs_id, names, game_seed(config.seed, count, i), factory, options, config.max_phases)
-        except Exception as exc:  # an engine or agent bug in one game must not lose the whole run
-            stats.add_error(count, i, exc)
-            continue
-        stats.add_game(env.state, env.refused)
+    # a game makes thousands of short-lived objects and almost no reference cycles: collect
+    # cycles less often while playing (3% of the time at the default threshold)
+    threshold = gc.get_threshold()
+    gc.set_threshold(max(threshold[0], 50_000), *threshold[1:])
+    try:
+        for i in range(start, end):
+            try:
+                env = play_game(rs_id, names, game_seed(config.seed, count, i), factory, options, config.max_phases)
+            except Exception as exc:  # an engine or agent bug in one game must not lose the whole run
+                stats.add_error(count, i, exc)
+                continue
+            stats.add_game(env.state, env.refused)
+    finally:
+        gc.set_threshold(*threshold)
     return count, stats
 
 
