@@ -234,15 +234,18 @@ class _Commands(dict[tuple[str, ...], Command]):
         return cmd
 
 
-_BY_ACTOR: dict[tuple[str, str], _Commands] = {}
+_BY_ACTOR: dict[str, dict[str, _Commands]] = {}  # actor -> skill -> its commands
 
 
 def _commands(actor: str, skill: str) -> _Commands:
-    table = _BY_ACTOR.get((actor, skill))
-    if table is None:
-        if len(_BY_ACTOR) >= 4096:
+    by_skill = _BY_ACTOR.get(actor)
+    if by_skill is None:
+        if len(_BY_ACTOR) >= 1024:
             _BY_ACTOR.clear()
-        table = _BY_ACTOR[(actor, skill)] = _Commands(actor, skill)
+        by_skill = _BY_ACTOR[actor] = {}
+    table = by_skill.get(skill)
+    if table is None:
+        table = by_skill[skill] = _Commands(actor, skill)
     return table
 
 
