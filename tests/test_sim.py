@@ -280,6 +280,9 @@ def test_interrupted_cli_run_reports_what_finished(tmp_path: Path) -> None:
         stderr=subprocess.PIPE,
         cwd=tmp_path,
         text=True,
+        # Ctrl-C as in a terminal's foreground job: a shell starts background jobs (`cmd &`, as
+        # a CI runner may start this suite) with SIGINT ignored, and Python keeps it ignored
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     assert proc.stderr is not None
     seen: list[str] = []

@@ -12,7 +12,6 @@ import importlib
 import math
 import multiprocessing as mp
 import os
-import queue
 import random
 import signal
 import sys
@@ -275,31 +274,9 @@ def _run_local(tasks: Sequence[Task], jobs: int, on_result: Callable[[tuple[int,
     methods = mp.get_all_start_methods()
     ctx = mp.get_context("fork" if "fork" in methods else methods[0])
     pool = ctx.Pool(jobs, initializer=_ignore_sigint)
-    # a bounded number of slices in flight (each ~120 bytes pickled): the pool's task pipe never
-    # fills, so on Ctrl-C `terminate` never waits on a task handler blocked writing to it, and
-    # every process still has a few slices queued
-    finished: queue.SimpleQueue[tuple[int, Stats] | BaseException] = queue.SimpleQueue()
-    waiting = iter(tasks)
-
-    def submit() -> int:
-        task = next(waiting, None)
-        if task is None:
-            return 0
-        pool.apply_async(run_task, (task,), callback=finished.put, error_callback=finished.put)
-        return 1
-
     try:
-        in_flight = sum(submit() for _ in range(min(8 * jobs, 256)))
-        while in_flight:
-            try:
-                item = finished.get(timeout=0.5)  # a timed wait: Ctrl-C is handled at once
-            except queue.Empty:
-                continue
-            in_flight -= 1
-            if isinstance(item, BaseException):
-                raise item
-            on_result(item)
-            in_flight += submit()
+        for result in pool.imap_unordered(run_task, tasks):
+            on_result(result)
         pool.close()
     except BaseException:
         pool.terminate()
