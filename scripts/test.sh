@@ -32,6 +32,6 @@ fi
 .venv/bin/python -m pytest "$@"
 if [ "${BANSHE_SKIP_COMPILED:-0}" != "1" ]; then
   echo "编译版：再次运行引擎、规则、场景与模拟测试 …"
-  .venv-fast/bin/python -m pytest -q tests --ignore=tests/service --ignore=tests/test_compiled.py \
+  .venv-fast/bin/python -m pytest tests --ignore=tests/service --ignore=tests/test_compiled.py \
     --deselect tests/test_sim_ray.py
 fi
