@@ -41,7 +41,9 @@ def game_seed(base: int, players: int, index: int) -> int:
 
 
 def seat_names(count: int) -> list[str]:
-    return [f"{i}号" for i in range(1, count + 1)]
+    # interned: every slice's games then share the very strings of the engine's remembered
+    # commands, and dict lookups by seat name hit on identity
+    return [sys.intern(f"{i}号") for i in range(1, count + 1)]
 
 
 def parse_player_counts(text: str) -> tuple[int, ...]:
