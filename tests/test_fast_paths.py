@@ -140,7 +140,7 @@ def test_deep_copy_is_deepcopy() -> None:
 STREAMS = {
     "pinming": "d7667616a5118cd55ff9e5ad837e1438c0fcae5687d0b8434e931678b02ba3c3",
     "chenji": "cb0437ed2995cc64d991d62bef0e66b7f06b1ff100a7b15dbc1b5ed2eb3a3e2d",
-    "ganran": "f97f1fa88568c73d8b5c0c76c90e6fbbc143be207848c9fee184e1e8799478eb",
+    "ganran": "9eb15e18b56909f733cb241ce750a86f425cbeefe12f696c56cef98736ca46ee",
 }
 
 

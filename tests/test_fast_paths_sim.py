@@ -74,8 +74,8 @@ SIM_STREAMS = {
     ("pinming", "heuristic"): "9c7915a92e60f562d860cee26a5bb9f68c20d5952311657384c59d6992a56308",
     ("chenji", "random"): "e36c07866663be5f03a37ce4fcd7f5227e7f8c0d6dda56adf044e76a2119b1f0",
     ("chenji", "heuristic"): "bfc4919ed5bbe7e4dbb2a219bcb87b17a923c1f3830b9f0dacf3d121c4d86ccc",
-    ("ganran", "random"): "c182037732f12600ac7f213da67b55c40814736726b6fed263229e381ceaa507",
-    ("ganran", "heuristic"): "19a45c46e8b4521b809957df6234d9ac394785063783171b816a884bfe27609c",
+    ("ganran", "random"): "99f675e76f70c1e0aa022287ba4cd5f09b2a096472ee661b688e29ce9b486254",
+    ("ganran", "heuristic"): "d1b763b15a20c9504ba18d403e1b26edf761148ea364e9387df23b5f64152182",
 }
 
 

@@ -12,6 +12,7 @@ from banshe.engine.core import new_game, step
 from banshe.engine.events import FEEDBACK
 from banshe.engine.model import GameState
 from banshe.engine.registry import find_ruleset
+from banshe.engine.view import is_legal, legal_commands
 from banshe.rulesets.ganran import GANRAN
 from banshe.scenario import load, play
 
@@ -137,3 +138,72 @@ def test_special_elder_out_is_not_announced_by_default() -> None:
     state = _played("36_special_elder_out_no_village_effect.yaml")
     assert not any("长老出局" in e.text for e in state.log if e.kind == "announce")
     assert "special" in state.lost_camps
+
+
+# -- hidden information (issue 11): what the actor is offered and told ------------------------
+def _witch_stage(adored: str = "己") -> GameState:
+    """第1夜 at 夜晚6 (the 女巫's stage), 庚 爱慕 `adored`."""
+    state = new_game("ganran", PLAYERS, ROLES, seed=1)
+    state = step(state, Command("庚", "adore", (adored,))).state
+    state = step(state, Command(DIRECTOR, "close_phase")).state
+    state = step(state, Command(DIRECTOR, "close_phase")).state
+    while state.stage < len(GANRAN.night_stages) - 1:
+        state = step(state, Command(DIRECTOR, CLOSE_STAGE)).state
+    return state
+
+
+def _offered(state: GameState, actor: str, skill: str) -> set[str]:
+    return {c.targets[0] for c in legal_commands(state, actor) if c.skill == skill}
+
+
+def test_poison_does_not_show_the_witch_who_dies_of_love() -> None:
+    # 毒药 settles when 夜晚6 closes: before that the witch's options still include the poisoned
+    # character's lover, so they do not reveal who the lover is (the old code dropped 庚 at once)
+    state = _witch_stage()
+    state = step(state, Command("乙", "poison", ("己",))).state
+    assert state.is_alive("庚") and state.is_alive("己")
+    assert _offered(state, "乙", "antidote") == set(state.alive_names())
+    assert is_legal(state, Command("乙", "antidote", ("庚",))) is None
+    state = step(state, Command("乙", "antidote", ("庚",))).state
+    state = step(state, Command(DIRECTOR, "close_phase")).state
+    assert [(o.player, o.cause) for o in state.outs] == [("己", "毒药"), ("庚", "殉情")]
+    assert not state.char("乙").has_charge("antidote")  # spent with no effect
+
+
+def test_poisoning_the_elder_does_not_take_the_witch_s_other_potion_at_once() -> None:
+    # the 村民阵营 长老's out (失去其技能) is read at settlement, not shown by refusing her 解药
+    state = _witch_stage()
+    state = step(state, Command("乙", "poison", ("丁",))).state
+    assert not state.char("乙").skills_lost
+    assert _offered(state, "乙", "antidote") == set(state.alive_names())
+    state = step(state, Command("乙", "antidote", ("癸",))).state
+    state = step(state, Command(DIRECTOR, "close_phase")).state
+    assert [(o.player, o.cause) for o in state.outs] == [("丁", "毒药")]
+    assert state.char("乙").skills_lost
+
+
+def test_antidote_is_offered_on_everyone_dying_or_not() -> None:
+    state = _witch_stage()
+    assert _offered(state, "乙", "antidote") == set(state.alive_names())
+
+
+def test_witch_poisoning_herself_spends_the_later_antidote() -> None:
+    state = _witch_stage()
+    state = step(state, Command("乙", "poison", ("乙",))).state
+    state = step(state, Command("乙", "antidote", ("癸",))).state  # accepted: she is alive until 夜晚6 settles
+    state = step(state, Command(DIRECTOR, "close_phase")).state
+    assert [(o.player, o.cause) for o in state.outs] == [("乙", "毒药")]
+
+
+def test_no_spirit_after_the_antidote_night() -> None:
+    state = _played("48_spirit_on_antidote_night_and_idle_antidote.yaml")
+    assert [f["result"] for f in _feedback(state, "乙", "第1夜") if f["skill"] == "通灵"] == [["癸"]]
+    assert [f for f in _feedback(state, "乙", "第2夜") if f["skill"] == "通灵"] == []
+
+
+def test_penalised_sheriff_raises_no_succession_and_the_badge_leaves() -> None:
+    state = _played("45_penalty_sheriff_badge_leaves.yaml")
+    changes = [(e.phase, e.data["player"]) for e in state.log if e.kind == "sheriff"]
+    assert changes == [("第1天", "癸"), ("第2天", None)]
+    assert state.sheriff is None
+    assert not any(e.kind == "chance" and e.data.get("purpose") == "警长继任者" for e in state.log)

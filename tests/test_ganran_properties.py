@@ -13,7 +13,7 @@ from banshe.engine.commands import CLOSE_PHASE, CLOSE_STAGE, DEDUCT, DIRECTOR, P
 from banshe.engine.core import apply_in_place, new_game, replay
 from banshe.engine.events import CAMP, CHANCE, FEEDBACK, LOST, OUT, WIN
 from banshe.engine.model import NIGHT, GameState
-from banshe.engine.view import view
+from banshe.engine.view import legal_commands, view
 from banshe.rulesets.ganran import GANRAN
 from banshe.sim.bots import RandomBot, play_random_game
 
@@ -134,3 +134,32 @@ def test_games_with_penalties_end_with_one_winner_and_replay(params: tuple[int, 
     assert len([e for e in state.log if e.kind == WIN]) == 1
     assert state.winner not in state.lost_camps
     assert replay(state).fingerprint() == state.fingerprint()
+
+
+# skills whose every alive target the skill's text allows (settlement decides what happens)
+_ANY_ALIVE = {"bite", "suck", "wolf_king", "ghost_king", "check", "kill", "antidote", "poison"}
+
+
+@settings(max_examples=15, deadline=None)
+@given(GAMES, st.floats(min_value=0.05, max_value=0.95))
+def test_offered_targets_reveal_no_hidden_state(params: tuple[int, int], where: float) -> None:
+    # issue 11: an action list must not tell the actor who is 濒死, infected, 游离, bitten or a
+    # lover — a skill, when offered at all, is offered on every alive character its text allows
+    state = _game(params)
+    cut = _prefix(state, int(len(state.commands) * where))
+    if cut.over:
+        return
+    alive = set(cut.alive_names())
+    for actor in cut.alive_names():
+        offered: dict[str, set[str]] = {}
+        for cmd in legal_commands(cut, actor):
+            if cmd.targets:
+                offered.setdefault(cmd.skill, set()).add(cmd.targets[0])
+        for skill, targets in offered.items():
+            if skill in _ANY_ALIVE:
+                assert targets == alive, (actor, skill)
+            elif skill in ("bullet", "cross"):
+                assert targets == alive - {actor}, (actor, skill)
+            elif skill in ("shield", "garlic"):
+                last = cut.flags.get("guard_last", {}).get(skill)
+                assert alive - targets <= ({last[1]} if last else set()), (actor, skill)

@@ -384,10 +384,7 @@ def settle_infection(state: GameState, actor: str, skill: str, target: str) -> N
         t.marks["kind"] = k
         t.marks["infected_by"] = actor
         t.marks["infected_at"] = state.phase.label
-        seq = state.flags.get("infect_seq", 0) + 1
-        state.flags["infect_seq"] = seq
-        t.marks["seq"] = seq
-        t.marks["ready"] = _night(state) + 1
+        t.marks["ready"] = _night(state) + 1  # also its 夜晚3 priority class (the night after infection)
         t.charges[skill] = 1
         t.statuses.add(DRIFT)
         effective = True
@@ -431,10 +428,13 @@ def settle_kings(state: GameState) -> None:
 
 
 def settle_infected(state: GameState) -> None:
-    """夜晚3: 按照成为狼人或吸血鬼时间顺序优先排序，优先级相同者以短消息时间顺序排列."""
-    subs = list(enumerate(state.acts.get("infections", [])))
-    subs.sort(key=lambda item: (state.char(item[1][0]).marks.get("seq", 0), item[0]))
-    for _i, (actor, skill, target) in subs:
+    """夜晚3: 按照成为狼人或吸血鬼时间顺序优先排序，优先级相同者以短消息时间顺序排列.
+
+    The priority is the night of infection (rulings: the FAQ's 第一晚/第二晚变为游离态的狼人); those
+    infected in the same night share it and settle in arrival order (a stable sort)."""
+    subs = list(state.acts.get("infections", []))
+    subs.sort(key=lambda sub: int(state.char(sub[0]).marks.get("ready", 0)))
+    for actor, skill, target in subs:
         settle_infection(state, actor, skill, target)
 
 
@@ -481,11 +481,14 @@ def apply_kill(state: GameState, cmd: Command) -> None:
 
 def settle_kill(state: GameState) -> None:
     actor, target = state.acts["kill"]
-    _spirit_target(state, target)
     t = state.char(target)
-    if t.alive and DYING not in t.statuses:
+    effective = t.alive and DYING not in t.statuses
+    if effective:
         make_dying(state, target, "杀人")
         chain(state, f"长老{actor}<杀人>{target}，{target}进入濒死状态")
+    if effective or state.options.get(OPTION_SPIRIT_ALL, True):
+        # 通灵含无效目标=false: only a target whose state the skill changed (rulings)
+        _spirit_target(state, target)
 
 
 def give_spirit(state: GameState) -> None:
@@ -510,15 +513,11 @@ def check_antidote(state: GameState, cmd: Command) -> None:
 
 
 def apply_antidote(state: GameState, cmd: Command) -> None:
-    # 【解药】<限定技> 若该角色处于濒死状态，则使之进入存活状态；发动后女巫失去【通灵】
+    # 【解药】<限定技>: spent now; 发动后女巫失去【通灵】 (from the next night); settles when 夜晚6 closes
     witch = state.char(cmd.actor)
     witch.spend(ANTIDOTE)
     witch.charges[SPIRIT] = 0
-    t = state.char(cmd.targets[0])
-    if DYING in t.statuses:
-        t.statuses.discard(DYING)
-        state.acts["dying"] = [d for d in state.acts.get("dying", []) if d[0] != t.name]
-        chain(state, f"女巫{cmd.actor}<解药>救回{t.name}")
+    state.acts.setdefault("potions", []).append((ANTIDOTE, cmd.actor, cmd.targets[0]))
 
 
 def check_poison(state: GameState, cmd: Command) -> None:
@@ -526,11 +525,29 @@ def check_poison(state: GameState, cmd: Command) -> None:
 
 
 def apply_poison(state: GameState, cmd: Command) -> None:
-    # 【毒药】<限定技> 选择一名角色，使之立即出局
+    # 【毒药】<限定技>: spent now; settles when 夜晚6 closes
     state.char(cmd.actor).spend(POISON)
-    target = cmd.targets[0]
-    state.char(target).statuses.discard(DYING)
-    put_out(state, target, "毒药")
+    state.acts.setdefault("potions", []).append((POISON, cmd.actor, cmd.targets[0]))
+
+
+def settle_potions(state: GameState) -> None:
+    """夜晚6 closes: 解药/毒药 in arrival order. 毒药 使之立即出局 — at once, not with the 濒死 at the
+    night's end; it settles with its stage, like every other night skill, so no input the witch
+    makes after it can read the out (a 殉情 partner's out, the 长老's skill loss: rulings)."""
+    for skill, witch, target in state.acts.get("potions", []):
+        t = state.char(target)
+        if not _has(state, witch, WITCH) or not state.is_alive(witch):
+            # her earlier potion put her out or out the 村民阵营 长老 (失去其技能): this one is spent
+            # with no effect — what refusing it would have meant, without telling her why
+            continue
+        if skill == POISON:
+            t.statuses.discard(DYING)
+            put_out(state, target, "毒药")
+        elif t.alive and DYING in t.statuses:
+            # 若该角色处于濒死状态，则使之进入存活状态; otherwise spent with no effect (rulings)
+            t.statuses.discard(DYING)
+            state.acts["dying"] = [d for d in state.acts.get("dying", []) if d[0] != t.name]
+            chain(state, f"女巫{witch}<解药>救回{t.name}")
 
 
 def settle_night(state: GameState) -> None:
@@ -657,11 +674,12 @@ def deduct(state: GameState, name: str, points: int) -> None:
     if total >= PENALTY_POINTS:
         # 累计扣满12分者将予以罚下；罚下不触发出局技能（含殉职：警徽随之失去）
         report(state, f"{name}累计扣满{PENALTY_POINTS}分，被罚下。")
-        if state.sheriff == name:
-            # no 殉职: the badge leaves the game with him (no successor, no handover)
-            state.sheriff = None
-            emit(state, NOTICE, Audience.director(), f"警长{name}被罚下，警徽随之失去（不触发殉职）。")
-        put_out(state, name, "罚下")
+        sheriff = state.sheriff == name
+        put_out(state, name, "罚下")  # on_out: no 殉职 for a 罚下
+        if sheriff:
+            # rulings: the badge leaves the game (`sheriff` records [phase, null]) unless the 罚下 ended it
+            set_sheriff(state, None)
+            report(state, f"警长{name}被罚下，警徽随之离场，不再有警长。")
 
 
 # -- votes ------------------------------------------------------------------------------------
@@ -841,6 +859,8 @@ class Ganran(Ruleset):
             if "kill" in state.acts:
                 settle_kill(state)
             give_spirit(state)
+        elif stage_id == "夜晚6":
+            settle_potions(state)
 
     def settlement(self, state: GameState) -> list[tuple[Any, ...]]:
         kind_ = state.phase.kind
