@@ -515,6 +515,9 @@ def _director(state: GameState, rs: Ruleset, cmd: Command) -> Any:
             raise IllegalCommand("只有讨论日可以加速或延时", "wrong_phase")
         if (skill == ACCELERATE) == state.accelerated:
             raise IllegalCommand("已经在执行加速" if state.accelerated else "当前没有执行加速", "noop")
+        if skill == ACCELERATE and state.acts.get("accelerated"):
+            # 加速 lasts for the day it is executed on (rulings): once a day
+            raise IllegalCommand("今天已经执行过加速", "noop")
         return lambda: _set_accelerated(state, skill == ACCELERATE)
     if skill == JUDGE_LOSS:
         camp = rs.camp_id(cmd.target or "") if cmd.target else None
@@ -528,6 +531,8 @@ def _director(state: GameState, rs: Ruleset, cmd: Command) -> Any:
 
 def _set_accelerated(state: GameState, on: bool) -> None:
     state.accelerated = on
+    if on:
+        state.acts["accelerated"] = True
     announce(state, "导演宣布执行加速：今日不可改票。" if on else "延时成功，不再执行加速。")
 
 

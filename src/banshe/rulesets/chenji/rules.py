@@ -599,8 +599,10 @@ def _parse_sheet(state: GameState, cmd: Command) -> dict[str, str]:
     for item in (cmd.text or "").replace("，", " ").replace(",", " ").split():
         name, sep, role = item.partition(":") if ":" in item else item.partition("：")
         rid = CHENJI.role_id(role)
-        if not sep or name not in state.chars or rid is None:
+        if not sep or name not in state.chars:
             raise IllegalCommand(f"身份表格式为“角色:身份”，以空格分隔：{item}")
+        if rid is None:
+            raise IllegalCommand(f"“{role}”不是沉寂与取酒的身份（身份表须使用身份表中的身份名）：{item}")
         sheet[name] = rid
     if not sheet:
         raise IllegalCommand("身份表是空的")
@@ -617,7 +619,7 @@ def bad_sheet(state: GameState, cmd: Command) -> bool:
 def check_sheet(state: GameState, cmd: Command) -> None:
     # 慧眼识人 — 在游戏进行至第四天讨论日前向导演私下递交身份表
     if state.phase.number >= 4:
-        raise IllegalCommand("身份表须在第四天讨论日前递交")
+        raise IllegalCommand("身份表须在第四天讨论日开始前递交，现在已经过了时限")
     _parse_sheet(state, cmd)
 
 
