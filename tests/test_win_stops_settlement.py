@@ -95,6 +95,32 @@ def _nothing_after_the_win(state: GameState) -> None:
     assert [e for e in after if e.kind == NOTICE and "prompt" in e.data] == []
     assert [e for e in after if e.kind == FEEDBACK and e.data.get("skill") == "遗言"] == []
     assert not state.prompts and not state.agenda
+    if state.ruleset == "pinming":
+        _pinming_win_at_its_out(state, wins[0])
+
+
+_TRIGGERED = (OUT, SHERIFF, CHANCE)
+
+
+def _pinming_win_at_its_out(state: GameState, win_at: int) -> None:
+    """品茗's win conditions depend only on who is alive, so the out at which one first holds is
+    known from the log: nothing it would trigger (殉职, a random successor, 最后一枪, 遗言) may come
+    between it and the win."""
+    from banshe.rulesets.pinming.rules import _village_wins, _wolves_win
+
+    probe = state.clone()
+    for c in probe.chars.values():
+        c.alive = True
+    for i, e in enumerate(state.log[:win_at]):
+        if e.kind != OUT:
+            continue
+        probe.chars[e.data["player"]].alive = False
+        if _wolves_win(probe) or _village_wins(probe):
+            between = state.log[i + 1 : win_at]
+            assert [x for x in between if x.kind in _TRIGGERED] == []
+            assert [x for x in between if x.kind == NOTICE and "prompt" in x.data] == []
+            assert [x for x in between if x.kind == FEEDBACK and x.data.get("skill") == "遗言"] == []
+            return
 
 
 @settings(max_examples=30, deadline=None)
