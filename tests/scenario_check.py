@@ -40,6 +40,10 @@ def differences(expect: dict[str, Any], got: dict[str, Any]) -> list[str]:
     have_rej = sorted((p["phase"], r["index"]) for p in got["phases"] for r in p["rejected"])
     if want_rej != have_rej:
         diffs.append(f"rejected: expected {want_rej}, got {have_rej}")
+    for phase, player, skill in expect.get("absent") or []:
+        items = (phases.get(_s(phase)) or {}).get("private", {}).get(_s(player), [])
+        if any(_s(i["skill"]) == _s(skill) for i in items):
+            diffs.append(f"absent: {[phase, player, skill]} was found in {items}")
     for phase, text in expect.get("announce") or []:
         lines = (phases.get(_s(phase)) or {}).get("announcements", [])
         if not any(str(text) in line for line in lines):

@@ -324,3 +324,42 @@ def test_award_votes_posted_after_the_game_reach_the_table() -> None:
     # nothing else is accepted after the end
     with pytest.raises(IllegalCommand, match="游戏已经结束"):
         apply_in_place(state, Command("乙", "check", ("丙",)))
+
+
+def _to_princess_stage(kill: str | None) -> GameState:
+    state = new_game("chenji", NAMES, ROLES, seed=1)
+    apply_in_place(state, Command("酉", "arrow", targets=("子", "丑")))
+    apply_in_place(state, Command(DIRECTOR, CLOSE_PHASE))
+    apply_in_place(state, Command(DIRECTOR, CLOSE_PHASE))
+    assert state.phase.label == "第1夜"
+    while state.stage < 2:  # 22:15, 杀人
+        apply_in_place(state, Command(DIRECTOR, "close_stage"))
+    if kill:
+        apply_in_place(state, Command("巳", "kill", targets=(kill,)))
+    while state.stage < 4:  # 22:45, 纯真与救赎
+        apply_in_place(state, Command(DIRECTOR, "close_stage"))
+    return state
+
+
+def test_pure_offers_what_its_text_allows_not_the_kill_target() -> None:
+    """纯真 (issue 11): the 小公主 is not told tonight's 指杀 targets, so her options and refusals may
+    not depend on them: every other alive character, whether or not the wolves chose one."""
+    from banshe.engine.view import legal_commands
+
+    offers = []
+    for kill in (None, "甲", "丙"):
+        state = _to_princess_stage(kill)
+        offers.append(sorted(c.targets[0] for c in legal_commands(state, "壬") if c.skill == "pure"))
+        # a character nobody targeted is accepted (spent, with no effect: rulings step (5))
+        apply_in_place(state, Command("壬", "pure", targets=("丁",)))
+        with pytest.raises(IllegalCommand, match="限定技"):
+            apply_in_place(state, Command("壬", "pure", targets=("甲",)))
+    assert offers[0] == offers[1] == offers[2] == sorted(n for n in NAMES if n != "壬")
+
+
+def test_pure_on_the_real_target_still_saves_it() -> None:
+    state = _to_princess_stage("甲")
+    apply_in_place(state, Command("壬", "pure", targets=("甲",)))
+    apply_in_place(state, Command(DIRECTOR, CLOSE_PHASE))
+    assert state.is_alive("甲") and not state.is_alive("壬")
+    assert [(o.player, o.cause) for o in state.outs] == [("壬", "纯真")]

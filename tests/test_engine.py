@@ -167,11 +167,17 @@ def test_last_words_go_to_the_first_four_outs_not_to_red_cards() -> None:
     close(state)
     rights = [n for n, c in state.chars.items() if c.marks.get("last_words")]
     assert rights == ["五", "六", "七", "十"]
-    post(state, "五", "last_words", text="我是好人")
+    # each was told in the phase of its out: {skill 遗言, target null, result null}
+    told = [(e.phase, e.audience.members[0]) for e in state.log if e.kind == FEEDBACK and e.data["skill"] == "遗言"]
+    assert told == [("第1夜", "五"), ("第2夜", "六"), ("第3夜", "七"), ("第5天", "十")]
+    post(state, "十", "last_words", text="我是好人")
     with pytest.raises(IllegalCommand, match="遗言"):
         step(state, Command("十三", "last_words", text="我也要说"))
     with pytest.raises(IllegalCommand, match="遗言"):
-        step(state, Command("五", "last_words", text="再说一次"))
+        step(state, Command("十", "last_words", text="再说一次"))
+    # 在次日讨论日开始前…未提交遗言，视为放弃遗言: 五 went out on 第1夜
+    with pytest.raises(IllegalCommand, match="时限已过"):
+        step(state, Command("五", "last_words", text="太晚了"))
 
 
 def test_views_hide_what_the_rules_hide() -> None:

@@ -70,10 +70,10 @@ def test_remembered_findall_is_findall() -> None:
 # sha256 over seeds 0..9 of `play_game` (winner, ended_in, outs, accepted commands, refused),
 # recorded before the fast paths of this round
 SIM_STREAMS = {
-    ("pinming", "random"): "faa6dd000e301297e79d4819e149ca48acce474aeeae85585e9094e849447dc8",
+    ("pinming", "random"): "2331b721909f8d6d34b99d8fe90c7c402b15f1f81bc00b84b46a836d2caf7819",
     ("pinming", "heuristic"): "9c7915a92e60f562d860cee26a5bb9f68c20d5952311657384c59d6992a56308",
-    ("chenji", "random"): "e36c07866663be5f03a37ce4fcd7f5227e7f8c0d6dda56adf044e76a2119b1f0",
-    ("chenji", "heuristic"): "bfc4919ed5bbe7e4dbb2a219bcb87b17a923c1f3830b9f0dacf3d121c4d86ccc",
+    ("chenji", "random"): "ea022efaf149727cbe385ceb42aa84276b9c8c5aa8017e829cbd4f14acc5b7ce",
+    ("chenji", "heuristic"): "508b3e3344b0fa4a0c627b9b61b0804a4d9c20d52fc1afd1a2d10297aadadd25",
     ("ganran", "random"): "99f675e76f70c1e0aa022287ba4cd5f09b2a096472ee661b688e29ce9b486254",
     ("ganran", "heuristic"): "d1b763b15a20c9504ba18d403e1b26edf761148ea364e9387df23b5f64152182",
 }

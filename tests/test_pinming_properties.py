@@ -63,7 +63,9 @@ def test_no_view_leaks_hidden_information(seed: int, where: float) -> None:
                 assert "role" not in seat and "camp" not in seat
         for event in seen["events"]:
             data = event["data"]
-            if event["kind"] == FEEDBACK:
+            if event["kind"] == FEEDBACK and data["skill"] == "遗言":
+                assert not me.alive  # the right to 遗言 reaches only a character who is out
+            elif event["kind"] == FEEDBACK:
                 assert me.role in FEEDBACK_OWNERS[data["skill"]]
             if event["kind"] == NOTICE and "members" in data:
                 assert viewer in wolves  # the 狼群 roster only reaches the 狼群

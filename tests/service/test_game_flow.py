@@ -105,6 +105,10 @@ def test_whole_game_through_the_pages(harness: Harness) -> None:
     # out characters cannot post (诈尸) but may leave 遗言
     code, page = h.post(links["馄饨"], "我是好人！")
     assert code == 400 and "诈尸" in page
+    # the right to 遗言 is a private item on the page (可以留下遗言的角色会收到可以留下遗言的通知)
+    assert "你可以留下遗言" in h.client.get(f"/p/{links['馄饨']}").text
+    code, page = h.act(links["馄饨"], "last_words", text="[b]我是村民[/b]")
+    assert code == 400 and "禁止使用Discuz!代码" in page  # 遗言中禁止使用Discuz!代码
     assert h.act(links["馄饨"], "last_words", text="我是村民，汤圆踩我。")[0] == 303
 
     # the wolves talk in their group; others cannot

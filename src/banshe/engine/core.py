@@ -139,7 +139,9 @@ def push_prompt(state: GameState, prompt: Prompt) -> None:
 
 
 def put_out(state: GameState, name: str, cause: str) -> None:
-    """The character leaves the game now; its triggers fire; then win/loss is checked."""
+    """The character leaves the game now; win/loss is judged on the out itself, so a win stops
+    its triggers (殉情, 殉职, 最后一枪, 指认, 遗言: 宣布阵营获得胜利会立即终止一切结算); then its
+    triggers fire, and win/loss is judged again."""
     c = state.char(name)
     if not c.alive:
         return
@@ -148,6 +150,8 @@ def put_out(state: GameState, name: str, cause: str) -> None:
     emit(state, OUT, Audience.director(), f"{name}出局（{cause}）", player=name, cause=cause)
     notice(state, name, "你已出局。")
     rs = get_ruleset(state.ruleset)
+    if not rs.out_and_triggers_one_change:
+        check_outcome(state)
     rs.on_out(state, name, cause)
     check_outcome(state)
 
@@ -511,6 +515,9 @@ def _director(state: GameState, rs: Ruleset, cmd: Command) -> Any:
             raise IllegalCommand("只有讨论日可以加速或延时", "wrong_phase")
         if (skill == ACCELERATE) == state.accelerated:
             raise IllegalCommand("已经在执行加速" if state.accelerated else "当前没有执行加速", "noop")
+        if skill == ACCELERATE and state.acts.get("accelerated"):
+            # 加速 lasts for the day it is executed on (rulings): once a day
+            raise IllegalCommand("今天已经执行过加速", "noop")
         return lambda: _set_accelerated(state, skill == ACCELERATE)
     if skill == JUDGE_LOSS:
         camp = rs.camp_id(cmd.target or "") if cmd.target else None
@@ -524,6 +531,8 @@ def _director(state: GameState, rs: Ruleset, cmd: Command) -> Any:
 
 def _set_accelerated(state: GameState, on: bool) -> None:
     state.accelerated = on
+    if on:
+        state.acts["accelerated"] = True
     announce(state, "导演宣布执行加速：今日不可改票。" if on else "延时成功，不再执行加速。")
 
 

@@ -98,6 +98,10 @@ class Ruleset:
     last_words: int = 0
     loss_conditions: Sequence[Condition] = ()
     win_conditions: Sequence[Condition] = ()
+    # False (the shared rulings): an out is judged before its triggers run, so a win it makes
+    # stops them. True: the out and what `on_out` does at once are one change for the check
+    # (感染: 情侣的出局与其引起的殉情为一次变化)
+    out_and_triggers_one_change: bool = False
 
     # -- names ------------------------------------------------------------------------------
     def role_name(self, role: str) -> str:

@@ -472,8 +472,8 @@ def check_pure(state: GameState, cmd: Command) -> None:
     c = _need(state, cmd, PRINCESS, "纯真")
     _need_charge(c, PURE, "纯真")
     _other(cmd, "纯真")
-    if cmd.targets[0] not in [t for skill, _a, t in state.acts.get("order", []) if skill in (KILL, BITE)]:
-        raise IllegalCommand(f"{cmd.targets[0]}今晚没有被指杀，不能成为<纯真>的目标")
+    # 若当晚无人出局，则不产生任何效果: the 小公主 is not told tonight's 指杀 targets (only the
+    # 女巫's 通灵 is), so any other character is accepted and the settlement decides (rulings (5))
 
 
 # -- day skills --------------------------------------------------------------------------------
@@ -584,7 +584,8 @@ def apply_predict(state: GameState, cmd: Command) -> None:
     skill, target, result = _parse_prediction(state, cmd)
     state.flags.setdefault("predictions", []).append(
         {
-            "night": state.phase.number,
+            # 开局 and 第N天 look ahead to the coming night (第1夜 / 第N夜); 第N夜 to itself
+            "night": max(1, state.phase.number),
             "actor": cmd.actor,
             "skill": PREDICTABLE[skill],
             "target": target,
@@ -598,8 +599,10 @@ def _parse_sheet(state: GameState, cmd: Command) -> dict[str, str]:
     for item in (cmd.text or "").replace("，", " ").replace(",", " ").split():
         name, sep, role = item.partition(":") if ":" in item else item.partition("：")
         rid = CHENJI.role_id(role)
-        if not sep or name not in state.chars or rid is None:
+        if not sep or name not in state.chars:
             raise IllegalCommand(f"身份表格式为“角色:身份”，以空格分隔：{item}")
+        if rid is None:
+            raise IllegalCommand(f"“{role}”不是沉寂与取酒的身份（身份表须使用身份表中的身份名）：{item}")
         sheet[name] = rid
     if not sheet:
         raise IllegalCommand("身份表是空的")
@@ -616,7 +619,7 @@ def bad_sheet(state: GameState, cmd: Command) -> bool:
 def check_sheet(state: GameState, cmd: Command) -> None:
     # 慧眼识人 — 在游戏进行至第四天讨论日前向导演私下递交身份表
     if state.phase.number >= 4:
-        raise IllegalCommand("身份表须在第四天讨论日前递交")
+        raise IllegalCommand("身份表须在第四天讨论日开始前递交，现在已经过了时限")
     _parse_sheet(state, cmd)
 
 
@@ -794,6 +797,8 @@ def lose_skills(state: GameState, names: list[str]) -> None:
 def on_out(state: GameState, name: str, cause: str) -> None:
     c = state.char(name)
     c.statuses.discard(DYING)
+    # 只有前5名出局者有遗言: this out comes before its partner's 殉情
+    grant_last_words(state, name, "次日09:00之前")
     pair = lovers(state)
     # 殉情<锁定技> — 情侣中若有一人出局，另一人立即出局 (settles before any prompt)
     if name in pair:
@@ -801,7 +806,6 @@ def on_out(state: GameState, name: str, cause: str) -> None:
         if state.is_alive(other):
             put_out(state, other, "殉情")
             _revenge(state, cause)
-    grant_last_words(state, name, "次日09:00之前")
     # 志继<觉醒技> — 当预言家出局后，你的身份转变为预言家，并失去技能【天眼】
     if c.role == SEER:
         for s in state.with_role(SILENT):
@@ -868,6 +872,26 @@ def _heir_candidates(state: GameState, kind: str, dead: str) -> list[str]:
     ]
 
 
+def _knows_heirs(state: GameState, kind: str, dead: str) -> bool:
+    """Whether the one naming the heir knows who may inherit: a 狼人阵营 黑狼 knows the 狼群; the
+    替罪羊 does not know who is a 良民, nor does a 情侣阵营 黑狼 know the wolves (不与其他狼人互知)."""
+    return kind != "scapegoat" and dead in state.groups.get(WOLF_GROUP, ())
+
+
+def _name_heir(state: GameState, kind: str, dead: str, named: str) -> None:
+    """The named heir, if the rules allow him; else as if no one had been named (a random allowed
+    heir): refusing the name would tell the namer who is a 良民 / a wolf."""
+    if named in _heir_candidates(state, kind, dead):
+        _set_heir(state, kind, named)
+    else:
+        _default_heir(state, kind, dead)
+
+
+def _default_heir(state: GameState, kind: str, dead: str) -> None:
+    heir = draw(state, "冤死继承者" if kind == "scapegoat" else "杀人继承者", _heir_candidates(state, kind, dead))
+    _set_heir(state, kind, heir)
+
+
 def _set_heir(state: GameState, kind: str, heir: str | None) -> None:
     if kind == "scapegoat":
         state.flags["scapegoat"] = heir
@@ -892,9 +916,10 @@ def check_answer(state: GameState, prompt: Prompt, cmd: Command) -> None:
     elif prompt.skill == HEIR:
         kind = prompt.get("kind")
         target = cmd.targets[0]
-        if target not in _heir_candidates(state, kind, cmd.actor):
-            need = "未出局的良民" if kind == "scapegoat" else "未出局的狼人阵营狼人"
-            raise IllegalCommand(f"{target}不能被指认：须指认一名{need}")
+        if target == cmd.actor or not state.is_alive(target):
+            raise IllegalCommand("指认须选择一名未出局的其他角色")
+        if _knows_heirs(state, kind, cmd.actor) and target not in _heir_candidates(state, kind, cmd.actor):
+            raise IllegalCommand(f"{target}不能被指认：须指认一名未出局的狼人阵营狼人")
 
 
 def answer_prompt(state: GameState, prompt: Prompt, cmd: Command) -> None:
@@ -908,7 +933,7 @@ def answer_prompt(state: GameState, prompt: Prompt, cmd: Command) -> None:
     elif prompt.skill == SUCCEED:
         change_sheriff(state, cmd.targets[0])
     elif prompt.skill == HEIR:
-        _set_heir(state, prompt.get("kind"), cmd.targets[0])
+        _name_heir(state, prompt.get("kind"), cmd.actor, cmd.targets[0])
     elif prompt.skill == FEIGN:
         if cmd.answer:
             _feign(state, cmd.actor)
@@ -922,11 +947,7 @@ def prompt_default(state: GameState, prompt: Prompt) -> None:
         successor = draw(state, "警长继任者", [n for n in state.order if state.is_alive(n)])
         change_sheriff(state, successor)
     elif prompt.skill == HEIR:
-        kind = prompt.get("kind")
-        heir = draw(
-            state, "冤死继承者" if kind == "scapegoat" else "杀人继承者", _heir_candidates(state, kind, prompt.actor)
-        )
-        _set_heir(state, kind, heir)
+        _default_heir(state, prompt.get("kind"), prompt.actor)
     elif prompt.skill == FEIGN:
         _vote_out(state, prompt.actor)  # 装傻 not used
 
@@ -1146,7 +1167,14 @@ SKILLS = {
         SkillSpec(FEIGN, "装傻", _ANY, YES_NO, _no_check, _no_check, prompt=True),
         last_words_skill(),
         SkillSpec(
-            PREDICT, "预想", _N, FREE_TEXT, check_predict, apply_predict, actor_may_be_out=False, refuses=bad_prediction
+            PREDICT,
+            "预想",
+            _ANY,
+            FREE_TEXT,
+            check_predict,
+            apply_predict,
+            actor_may_be_out=False,
+            refuses=bad_prediction,
         ),
         SkillSpec(
             ID_SHEET, "身份表", _ANY, FREE_TEXT, check_sheet, apply_sheet, actor_may_be_out=True, refuses=bad_sheet
@@ -1333,7 +1361,7 @@ class Chenji(Ruleset):
         if skill == FINALE:
             return [(n,) for n in alive if MAD in state.char(n).statuses]
         if skill == PURE:
-            return [(t,) for s, _a, t in state.acts.get("order", []) if s in (KILL, BITE)]
+            return [(n,) for n in alive if n != actor]  # not tonight's 指杀 targets: she is not told them
         if skill in (PREDICT, ID_SHEET, LAST_WORDS, MISSION):
             return []
         if skill == HEIR:

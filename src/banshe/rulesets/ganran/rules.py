@@ -965,6 +965,7 @@ GANRAN = Ganran(
     min_players=10,
     max_players=40,
     last_words=0,
+    out_and_triggers_one_change=True,  # rulings: a lover's out and its 殉情 are one change
     loss_conditions=(
         Condition("阵营全部角色均出局", _camps_lost_empty),
         Condition("长老出局", _special_lost),
