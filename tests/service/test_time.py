@@ -214,3 +214,24 @@ def test_a_successful_delay_is_announced_and_kept_in_the_export(harness: Harness
     assert r.status_code == 303
     copy = int(r.headers["location"].rsplit("/", 1)[1])
     assert line in h.client.get(f"/d/g/{copy}").text
+
+
+def test_a_day_interrupted_by_a_prompt_still_closes_on_time(harness: Harness) -> None:
+    h = harness
+    h.login()
+    # seed 23 deals the 猎人 to 花卷 and the 刺客 to 米糕
+    game = _create(h, "chenji", "\n".join(DEMO_NAMES[:20]), seed="23")
+    links = h.links(game)
+    h.clock.now = shanghai(2026, 12, 1, 11)
+    h.service.fire_due()
+    assert _deadline(h, game).due_at == shanghai(2026, 12, 2, 21, 30)
+    # 行刺 by day puts the 猎人 out at once: his 最后一枪 has ten minutes, then the day runs on
+    assert h.act(links["米糕"], "stab", target="花卷")[0] == 303
+    assert _deadline(h, game).skill == "prompt_timeout"
+    h.clock.advance(10 * 60)
+    assert h.service.fire_due() == 1
+    row = _deadline(h, game)
+    assert (row.skill, row.due_at) == ("close_phase", shanghai(2026, 12, 2, 21, 30))
+    h.clock.now = row.due_at
+    h.service.fire_due()
+    assert _phase(h, links["饺子"]) != "第1天"
