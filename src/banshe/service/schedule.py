@@ -15,6 +15,8 @@ from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from ..engine.commands import DIRECTOR, Command
+from ..engine.events import ACCEPTED
 from ..engine.model import DAY, NIGHT, GameState
 from ..engine.ruleset import Ruleset
 from ..engine.view import legal_commands
@@ -219,11 +221,18 @@ def stage_due(
 
 def stage_idle(rs: Ruleset, state: GameState) -> bool:
     """True when the current night stage waits for no one: no character has a legal command of
-    this stage (its actors are out, or have nothing left to do). The server decides it from the
-    engine's `legal_commands`; the stage then closes at once."""
+    this stage (its actors are out, or have nothing left to do) and no one has a submission of it
+    to replace before its deadline. The server decides it from the engine's `legal_commands`;
+    the stage then closes at once."""
     if state.phase.kind != NIGHT or state.settling or state.over or state.stage >= len(rs.night_stages):
         return False
     skills = rs.night_stages[state.stage].skills
+    label = state.phase.label
+    for event in state.log:
+        if event.kind == ACCEPTED and event.phase == label:
+            done = Command.from_json(event.data["command"])
+            if done.actor != DIRECTOR and done.skill in skills and rs.stage_for(state, done) == state.stage:
+                return False
     for name in state.order:
         for cmd in legal_commands(state, name):
             if cmd.skill in skills and rs.stage_for(state, cmd) == state.stage:
