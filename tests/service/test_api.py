@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 from pathlib import Path
@@ -12,6 +13,8 @@ from sqlalchemy import func, select
 
 from banshe import cli
 from banshe.engine import replay
+from banshe.engine.registry import find_ruleset
+from banshe.rulesets import thread_policy
 from banshe.service import auth
 from banshe.service import schedule as sched
 from banshe.service.app import Settings, create_app
@@ -367,7 +370,8 @@ def test_import_refuses_bad_files_and_changes_nothing(harness: Harness) -> None:
 def test_half_public_counting_hides_votes_until_the_day_closes(
     harness: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setitem(sched.POLICIES, "品茗", sched.Policy(vote_visibility="half_public"))
+    half = dataclasses.replace(sched.policy_for(find_ruleset("品茗")), vote_visibility=thread_policy.HALF_PUBLIC)
+    monkeypatch.setitem(thread_policy._DECLARED, "pinming", half)
     h = harness
     h.login()
     game = h.create_pinming()

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
+from banshe.engine import Command, apply_in_place, new_game
+from banshe.engine.commands import CLOSE_PHASE, CLOSE_STAGE, DIRECTOR
+from banshe.engine.model import GameState
 from banshe.engine.registry import find_ruleset
 from banshe.engine.ruleset import NightStage, Ruleset
 from banshe.service import schedule as sched
 
-from .conftest import SHANGHAI, shanghai
+from .conftest import PINMING_SEATS, SHANGHAI, shanghai
 
 
 def _fake(name: str, stages: int, deadlines: tuple[str, ...] = ()) -> Ruleset:
@@ -31,28 +37,155 @@ def test_pinming_defaults_follow_the_seed() -> None:
     ]
 
 
-def test_other_rulesets_get_their_seed_defaults_whatever_their_stage_count() -> None:
-    assert sched.default_schedule(_fake("感染", 6))["stages"] == [10] * 6
-    assert sched.default_schedule(_fake("沉寂与取酒", 5))["stages"] == ["21:45", "22:00", "22:15", "22:30", "22:45"]
+def test_each_ruleset_declares_its_policy_and_defaults() -> None:
+    pinming = sched.policy_for(find_ruleset("品茗"))
+    assert (pinming.no_change_minutes, pinming.lurk_min_posts, pinming.request_cutoff_minutes) == (60, 5, 180)
+    assert sched.policy_for(find_ruleset("沉寂与取酒")).vote_visibility == "half_public"
+    assert sched.policy_for(find_ruleset("感染")).vote_visibility == "open"
+    assert sched.default_schedule(find_ruleset("感染"))["stages"] == ["10分钟"] * 6
+    assert sched.default_schedule(find_ruleset("沉寂与取酒"))["stages"] == ["21:45", "22:00", "22:15", "22:30", "22:45"]
+    assert sched.default_schedule(find_ruleset("品茗"))["weekend_extra_day"] is True  # 每逢周末时讨论日延长一天
+    assert sched.default_schedule(find_ruleset("沉寂与取酒"))["weekend_extra_day"] is False
+    # the policy is looked up by ruleset id, never by a Chinese name
+    assert sched.policy_for(_fake("品茗", 3)) == sched.Policy()
     assert sched.default_schedule(_fake("沉寂与取酒", 3))["stages"] == [30, 30, 30]
     assert sched.default_schedule(_fake("别的", 2, ("22:10", "")))["stages"] == ["22:10", 30]
 
 
+def test_the_rulesets_policies_are_pure_data() -> None:
+    code = "import sys, banshe.rulesets; bad = {'fastapi', 'sqlalchemy', 'starlette'} & set(sys.modules); print(bad)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "set()"
+
+
 def test_clock_time_stages() -> None:
-    schedule = {**sched.default_schedule(_fake("沉寂与取酒", 5))}
+    schedule = sched.default_schedule(find_ruleset("沉寂与取酒"))
     on_time = sched.stage_deadlines(shanghai(2026, 12, 2, 21, 30), schedule, SHANGHAI)
-    assert on_time[0] == shanghai(2026, 12, 2, 21, 45) and on_time[-1] == shanghai(2026, 12, 2, 22, 45)
-    # a late close makes a passed stage due at once, not tomorrow
-    late = sched.stage_deadlines(shanghai(2026, 12, 2, 21, 50), schedule, SHANGHAI)
-    assert late[0] == shanghai(2026, 12, 2, 21, 50) and late[1] == shanghai(2026, 12, 2, 22)
+    assert on_time == [
+        shanghai(2026, 12, 2, 21, 45 + 15 * i) if i == 0 else shanghai(2026, 12, 2, 22, 15 * (i - 1)) for i in range(5)
+    ]
+    # an early close keeps the clock times
+    early = sched.stage_deadlines(shanghai(2026, 12, 2, 15), schedule, SHANGHAI)
+    assert early[0] == shanghai(2026, 12, 2, 21, 45) and early[-1] == shanghai(2026, 12, 2, 22, 45)
+
+
+@pytest.mark.parametrize(
+    ("closed", "first"),
+    [
+        ((2026, 12, 2, 23, 10), (2026, 12, 2, 23, 25)),  # late in the evening
+        ((2026, 12, 3, 3, 0), (2026, 12, 3, 3, 15)),  # early in the morning
+        ((2026, 12, 2, 21, 50), (2026, 12, 2, 22, 5)),  # just after the first stage's clock time
+    ],
+)
+def test_a_late_night_is_shifted_whole(closed: tuple[int, ...], first: tuple[int, ...]) -> None:
+    schedule = sched.default_schedule(find_ruleset("沉寂与取酒"))
+    start = shanghai(*closed)
+    plan = sched.stage_deadlines(start, schedule, SHANGHAI)
+    # the first stage keeps its 15 minutes (21:30 → 21:45), every gap is kept
+    assert plan == [shanghai(*first) + 15 * 60 * i for i in range(5)]
+    assert all(due > start for due in plan)
+
+
+def test_a_waiting_stage_gets_its_length_from_when_it_opens() -> None:
+    pinming = find_ruleset("品茗")
+    schedule = sched.default_schedule(pinming)
+    night = shanghai(2026, 12, 2, 21)
+    # the 预言家 and 狼人 stages open with the night: an hour after the close
+    assert sched.stage_due(night, night, 0, schedule, pinming, SHANGHAI) == shanghai(2026, 12, 2, 22)
+    assert sched.stage_due(night, shanghai(2026, 12, 2, 21, 30), 1, schedule, pinming, SHANGHAI) == shanghai(
+        2026, 12, 2, 22
+    )
+    # the 女巫: 收到反馈后半小时 — half an hour after the 狼人 stage closed (late, or early)
+    late = shanghai(2026, 12, 2, 22, 40)
+    assert sched.stage_due(night, late, 2, schedule, pinming, SHANGHAI) == shanghai(2026, 12, 2, 23, 10)
+    early = shanghai(2026, 12, 2, 21, 20)
+    assert sched.stage_due(night, early, 2, schedule, pinming, SHANGHAI) == shanghai(2026, 12, 2, 21, 50)
+    # 沉寂与取酒: a waiting clock-time stage gets its 15 minutes, never closing before its clock time
+    chenji = find_ruleset("沉寂与取酒")
+    cs = sched.default_schedule(chenji)
+    start = shanghai(2026, 12, 2, 21, 30)
+    assert sched.stage_due(start, shanghai(2026, 12, 2, 22, 20), 2, cs, chenji, SHANGHAI) == shanghai(
+        2026, 12, 2, 22, 35
+    )
+    assert sched.stage_due(start, shanghai(2026, 12, 2, 21, 50), 2, cs, chenji, SHANGHAI) == shanghai(
+        2026, 12, 2, 22, 15
+    )
+    # a stage that opens with the night keeps its clock time
+    assert sched.stage_due(start, shanghai(2026, 12, 2, 21, 31), 1, cs, chenji, SHANGHAI) == shanghai(2026, 12, 2, 22)
+
+
+def _pinming_night(commands: list[Command]) -> GameState:
+    names = list(PINMING_SEATS)
+    state = new_game("pinming", names, dict(PINMING_SEATS), {}, 1)
+    for cmd in [Command("年糕", "recognize", ("饺子",)), Command(DIRECTOR, CLOSE_PHASE), *commands]:
+        apply_in_place(state, cmd)
+    return state
+
+
+def test_a_stage_whose_actors_are_out_or_done_is_idle() -> None:
+    rs = find_ruleset("品茗")
+    # the 预言家 is sent off (红牌) on day 1: on night 1 the seer stage waits for no one
+    state = _pinming_night([Command(DIRECTOR, "card_red", ("饺子",)), Command(DIRECTOR, CLOSE_PHASE)])
+    assert state.phase.label == "第1夜" and state.stage == 0
+    assert sched.stage_idle(rs, state)
+    apply_in_place(state, Command(DIRECTOR, CLOSE_STAGE))
+    assert not sched.stage_idle(rs, state)  # the wolves still kill
+    apply_in_place(state, Command(DIRECTOR, CLOSE_STAGE))
+    assert not sched.stage_idle(rs, state)  # the 女巫 has both potions
+    # the 女巫 who has spent both potions has nothing left to do
+    state = _pinming_night([Command(DIRECTOR, CLOSE_PHASE)])
+    for victim, potion in (("馄饨", "poison"), ("油条", "antidote")):
+        apply_in_place(state, Command("汤圆", "kill", (victim,)))
+        apply_in_place(state, Command(DIRECTOR, CLOSE_STAGE))
+        apply_in_place(state, Command(DIRECTOR, CLOSE_STAGE))
+        assert state.stage == 2 and not sched.stage_idle(rs, state)
+        target = "豆花" if potion == "poison" else victim
+        apply_in_place(state, Command("包子", potion, (target,)))
+        apply_in_place(state, Command(DIRECTOR, CLOSE_PHASE))
+        apply_in_place(state, Command(DIRECTOR, CLOSE_PHASE))  # the day passes with no votes
+    assert state.phase.label == "第3夜"
+    apply_in_place(state, Command(DIRECTOR, CLOSE_STAGE))
+    apply_in_place(state, Command(DIRECTOR, CLOSE_STAGE))
+    assert state.stage == 2 and sched.stage_idle(rs, state)
+    assert not sched.stage_idle(rs, _pinming_night([]))  # by day: never
+
+
+def test_preview_of_the_night() -> None:
+    rs = find_ruleset("沉寂与取酒")
+    plan = sched.night_preview(rs, sched.default_schedule(rs), shanghai(2026, 12, 2, 23, 10), SHANGHAI)
+    assert [name for name, _ in plan] == [stage.name for stage in rs.night_stages]
+    assert plan[0][1] == shanghai(2026, 12, 2, 23, 25) and plan[-1][1] == shanghai(2026, 12, 3, 0, 25)
 
 
 def test_day_close() -> None:
     schedule = sched.default_schedule(find_ruleset("品茗"))
     assert sched.day_close(shanghai(2026, 12, 1, 8), schedule, SHANGHAI) == shanghai(2026, 12, 1, 21)
     assert sched.day_close(shanghai(2026, 12, 1, 11), schedule, SHANGHAI) == shanghai(2026, 12, 2, 21)
-    infection = sched.default_schedule(_fake("感染", 1))
+    infection = sched.default_schedule(find_ruleset("感染"))
     assert sched.day_close(shanghai(2026, 12, 1, 9, 30), infection, SHANGHAI) == shanghai(2026, 12, 2, 21, 30)
+
+
+def test_weekend_days_last_a_day_longer() -> None:
+    schedule = sched.default_schedule(find_ruleset("品茗"))
+    # 2026-12-04 is a Friday: the day would close on Saturday and closes on Sunday instead
+    assert sched.day_close_info(shanghai(2026, 12, 4, 22, 30), schedule, SHANGHAI) == (shanghai(2026, 12, 6, 21), True)
+    # a day that would close on a Sunday closes on Monday
+    assert sched.day_close_info(shanghai(2026, 12, 5, 22, 30), schedule, SHANGHAI) == (shanghai(2026, 12, 7, 21), True)
+    # weekdays, and the option off
+    assert sched.day_close_info(shanghai(2026, 12, 3, 22, 30), schedule, SHANGHAI) == (shanghai(2026, 12, 4, 21), False)
+    off = {**schedule, "weekend_extra_day": False}
+    assert sched.day_close(shanghai(2026, 12, 4, 22, 30), off, SHANGHAI) == shanghai(2026, 12, 5, 21)
+    # a schedule stored before the option existed keeps its old length
+    old = {k: v for k, v in schedule.items() if k != "weekend_extra_day"}
+    assert sched.day_close(shanghai(2026, 12, 4, 22, 30), old, SHANGHAI) == shanghai(2026, 12, 5, 21)
+
+
+def test_day_options_are_read_and_checked() -> None:
+    rs = find_ruleset("品茗")
+    assert sched.validate_schedule(rs, {})["auto_accelerate_below"] == 0
+    out = sched.validate_schedule(rs, {"weekend_extra_day": "0", "auto_accelerate_below": "7"})
+    assert out["weekend_extra_day"] is False and out["auto_accelerate_below"] == 7
+    assert sched.validate_schedule(rs, {"weekend_extra_day": "是"})["weekend_extra_day"] is True
 
 
 @pytest.mark.parametrize(
@@ -63,6 +196,10 @@ def test_day_close() -> None:
         ({"stages": [60, 0, "明早"]}, "无法识别"),
         ({"start_minutes": -5}, "不能为负数"),
         ({"min_day_hours": "许久"}, "必须是整数"),
+        ({"weekend_extra_day": "周末"}, "是 或 否"),
+        ({"auto_accelerate_below": "几个"}, "必须是整数"),
+        ({"auto_accelerate_below": -1}, "0 到"),
+        ({"auto_accelerate_below": 999}, "0 到"),
     ],
 )
 def test_bad_schedules_are_refused(change: dict[str, object], reason: str) -> None:

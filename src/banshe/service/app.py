@@ -295,6 +295,8 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
                 "min_day_hours": fields.get("min_day_hours") or None,
                 "prompt_minutes_day": fields.get("prompt_minutes_day") or None,
                 "prompt_minutes_night": fields.get("prompt_minutes_night") or None,
+                "weekend_extra_day": fields.get("weekend_extra_day") or None,
+                "auto_accelerate_below": fields.get("auto_accelerate_below") or None,
                 "stages": [_stage_value(fields.get(f"stage_{i}", "")) for i in range(len(rs.night_stages))],
             }
             game = service.create_game(

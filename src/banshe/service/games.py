@@ -54,6 +54,7 @@ from .models import (
     Post,
     Seat,
 )
+from .notices import notice
 
 MAX_TEXT = 5000
 CACHE_GAMES = 1000
@@ -269,6 +270,8 @@ class GameService:
         s.flush()
         self._remember(game.id, _Cached(head + 1, state))
         self._after_change(s, game, state, anchor)
+        if phase != state.phase.label and sched.auto_accelerate(game.schedule, state):
+            events += self._apply(s, game, state, Command(DIRECTOR, ACCELERATE), "scheduler", anchor)
         return events
 
     def _replaceable(self, s: Session, game: Game, state: GameState, cmd: Command) -> CommandRow | None:
@@ -473,6 +476,8 @@ class GameService:
                 close.due_at += 24 * 3600
             if state.accelerated:
                 self._apply(s, game, state, Command(DIRECTOR, DELAY), "requests", now)
+            until = f"，{sched.local_text(close.due_at, sched.zone(game.timezone))}关门" if close is not None else ""
+            s.add(notice(game.id, label, f"申请延时成功（{count}/{len(alive)}）：{label}延长一天{until}。", now))
             return f"申请延时成功（{count}/{len(alive)}），讨论日延长一天"
 
     # -- after every change: 公示 rows, phase clock, deadlines ------------------------------------
@@ -526,11 +531,12 @@ class GameService:
                 game.phase_started_at + int(schedule["start_minutes"]) * 60,
             )
         if state.phase.kind == DAY:
-            return f"{label}|close", CLOSE_PHASE, f"{label}关门", sched.day_close(game.phase_started_at, schedule, tz)
-        dues = sched.stage_deadlines(game.phase_started_at, schedule, tz)
-        i = min(state.stage, len(dues) - 1)
+            close, weekend = sched.day_close_info(game.phase_started_at, schedule, tz)
+            return f"{label}|close", CLOSE_PHASE, f"{label}关门" + ("（周末延长一天）" if weekend else ""), close
+        i = min(state.stage, len(rs.night_stages) - 1)
         skill = CLOSE_STAGE if i < len(rs.night_stages) - 1 else CLOSE_PHASE
-        return f"{label}|stage|{i}", skill, f"{label}·{rs.night_stages[i].name}", dues[i]
+        due = sched.stage_due(game.phase_started_at, anchor, i, schedule, rs, tz)  # anchor: the stage opened
+        return f"{label}|stage|{i}", skill, f"{label}·{rs.night_stages[i].name}", due
 
     def _sync_deadlines(self, s: Session, game: Game, state: GameState, anchor: float) -> None:
         wanted = self._wanted(game, state, anchor)
@@ -547,7 +553,11 @@ class GameService:
         key, skill, label, due = wanted
         exists = s.scalar(select(Deadline).where(Deadline.game_id == game.id, Deadline.key == key))
         if exists is None:
-            s.add(Deadline(game_id=game.id, key=key, skill=skill, label=label, due_at=due))
+            if skill != PROMPT_TIMEOUT and sched.stage_idle(self.ruleset(game), state):
+                due = anchor  # a night stage that waits for no one closes at once
+            s.add(Deadline(game_id=game.id, key=key, skill=skill, label=label, due_at=max(due, anchor)))
+        elif exists.cancelled and exists.fired_at is None:
+            exists.cancelled = False  # a prompt interrupted it: it runs on to its deadline
         s.flush()
 
     def current_deadline(self, s: Session, game_id: int) -> Deadline | None:

@@ -2,76 +2,36 @@
 
 Times are epoch seconds (UTC); clock times such as "21:00" are read in the game's time zone.
 A night stage's entry is either minutes after the previous stage's deadline (the first stage
-counts from the night's start) or a clock time "HH:MM" (the next such time after it).
+counts from the night's start) or a clock time "HH:MM". A night that starts after its evening's
+day_end is shifted whole (`stage_deadlines`); a stage that waits for the earlier ones counts its
+length from the moment it opens (`stage_due`); a stage with nothing to wait for closes at once
+(`stage_idle`). See docs/rulings.md, 导演服务的时限.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from ..engine.commands import DIRECTOR, Command
+from ..engine.events import ACCEPTED
+from ..engine.model import DAY, NIGHT, GameState
 from ..engine.ruleset import Ruleset
+from ..engine.view import legal_commands
+from ..rulesets import thread_policy
+from ..rulesets.thread_policy import ThreadPolicy
 
 DEFAULT_TIMEZONE = "Asia/Shanghai"
 _CLOCK = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
 _MINUTES = re.compile(r"^\+?(\d{1,4})(?:分钟|min|m)?$")
 
 
-@dataclass(frozen=True, slots=True)
-class Policy:
-    """How the service runs a ruleset's thread (forum conventions the engine does not model)."""
-
-    vote_visibility: str = "open"  # open: votes show as posted; half_public: hidden until the day closes
-    no_change_minutes: int = 0  # no 改票 / 代投 in the last N minutes of a day
-    lurk_min_posts: int = 0  # 潜水: fewer posts than this on a day that was not accelerated
-    lurk_three_day_posts: int = 0  # 潜水: three such days in a row under this many posts
-    lurk_no_vote: bool = False  # 潜水: no vote on a day that was not accelerated
-    lurk_card: str = "card_yellow"
-    request_cutoff_minutes: int = 0  # 加速/延时 requests count until N minutes before the day ends
-
-
-POLICIES: dict[str, Policy] = {
-    # seed 002: 关门前一小时不允许改票或代投; 潜水 (1)(2)(3) 固定判罚一张黄牌; 申请在讨论日结束三个小时前
-    "品茗": Policy("open", 60, 5, 10, True, "card_yellow", 180),
-    # 沉寂与取酒 counts half-publicly: vote posts hidden while voting
-    "沉寂与取酒": Policy(vote_visibility="half_public"),
-}
-
-# seed 002 行动时限: 混血儿 — 一定时间内; 预言家/狼队 — 关门后一个小时; 女巫 — 通灵反馈后半小时;
-# 猎人、白痴、警长被投票出局者 — 关门十分钟内; 最后一枪 — 收到反馈后半小时. 讨论日 ends 21:00.
-# seed 000 (沉寂与取酒): 最后一枪/装傻 21:40, night stages 21:45 … 22:45. seed 003 (感染): the day runs
-# 09:30 to the next day's 21:30, each night stage lasts 10 minutes.
-# "stages" is a list (used when it has one entry per night stage) or one value for every stage;
-# deadlines a ruleset declares on its NightStage data take precedence.
-DEFAULT_SCHEDULES: dict[str, dict[str, Any]] = {
-    "品茗": {
-        "start_minutes": 60,
-        "day_end": "21:00",
-        "min_day_hours": 12,
-        "stages": [60, 0, 30],
-        "prompt_minutes_day": 10,
-        "prompt_minutes_night": 30,
-    },
-    "沉寂与取酒": {
-        "start_minutes": 60,
-        "day_end": "21:30",
-        "min_day_hours": 12,
-        "stages": ["21:45", "22:00", "22:15", "22:30", "22:45"],
-        "prompt_minutes_day": 10,
-        "prompt_minutes_night": 30,
-    },
-    "感染": {
-        "start_minutes": 60,
-        "day_end": "21:30",
-        "min_day_hours": 30,
-        "stages": 10,
-        "prompt_minutes_day": 10,
-        "prompt_minutes_night": 10,
-    },
-}
+# A ruleset's thread conventions and default schedule are declared by the ruleset itself
+# (banshe/rulesets/<name>/service_policy.py); this module reads them by ruleset id.
+Policy = ThreadPolicy
+_GENERIC = ThreadPolicy()
 _FALLBACK: dict[str, Any] = {
     "start_minutes": 30,
     "day_end": "21:00",
@@ -79,19 +39,25 @@ _FALLBACK: dict[str, Any] = {
     "stages": 30,
     "prompt_minutes_day": 10,
     "prompt_minutes_night": 30,
+    "weekend_extra_day": False,  # a day that would close on a Saturday or Sunday lasts one day more
+    "auto_accelerate_below": 0,  # 加速 at the start of a day with fewer alive characters (0: never)
 }
-# a clock-time deadline up to this long before the previous one is taken as already due (a late
-# close at 21:50 makes a 21:45 stage due at once, not tomorrow)
-_LOOKBACK = 6 * 3600
+# a night belongs to the evening of the day_end clock time nearest its start: one that starts up
+# to 12 hours after it (a day closed at 23:10, or at 03:00) runs late and is shifted whole
+_NIGHT_WINDOW = 12 * 3600
+_YES = {"1", "true", "on", "yes", "是"}
+_NO = {"0", "false", "off", "no", "否", ""}
 
 
-def policy_for(rs: Ruleset) -> Policy:
-    return POLICIES.get(rs.name, POLICIES.get(rs.id, Policy()))
+def policy_for(rs: Ruleset) -> ThreadPolicy:
+    """The thread policy `rs` declares (banshe.rulesets.thread_policy), or the generic one."""
+    return thread_policy.declared(rs.id) or _GENERIC
 
 
 def default_schedule(rs: Ruleset) -> dict[str, Any]:
-    """The ruleset's default schedule (see DEFAULT_SCHEDULES), one stage entry per night stage."""
-    known = DEFAULT_SCHEDULES.get(rs.name) or DEFAULT_SCHEDULES.get(rs.id) or _FALLBACK
+    """The ruleset's default schedule (its ThreadPolicy's, over the generic one), one stage entry
+    per night stage."""
+    known = {**_FALLBACK, **policy_for(rs).schedule}
     out = dict(known)
     count = len(rs.night_stages)
     given = known["stages"]
@@ -150,7 +116,26 @@ def validate_schedule(rs: Ruleset, schedule: dict[str, Any]) -> dict[str, Any]:
         if parse_stage(value) is None:
             raise ValueError(f"夜晚阶段“{rs.night_stages[i].name}”的时限无法识别：{value}（分钟数或 HH:MM）")
     out["stages"] = stages
+    _check_day_options(rs, out)
     return out
+
+
+def _check_day_options(rs: Ruleset, out: dict[str, Any]) -> None:
+    """The weekend and automatic-加速 options, checked in place (Chinese ValueError)."""
+    weekend = out.get("weekend_extra_day", False)
+    if isinstance(weekend, str):
+        word = weekend.strip().lower()
+        if word not in _YES | _NO:
+            raise ValueError(f"时间表“周末延长一天”应为 是 或 否：{weekend}")
+        weekend = word in _YES
+    out["weekend_extra_day"] = bool(weekend)
+    try:
+        below = int(out.get("auto_accelerate_below") or 0)
+    except (TypeError, ValueError):
+        raise ValueError("时间表“自动加速人数”必须是整数") from None
+    if below < 0 or below > rs.max_players:
+        raise ValueError(f"时间表“自动加速人数”应在 0 到 {rs.max_players} 之间（0 为不自动加速）")
+    out["auto_accelerate_below"] = below
 
 
 def next_clock(after: float, hour: int, minute: int, tz: ZoneInfo) -> float:
@@ -162,25 +147,113 @@ def next_clock(after: float, hour: int, minute: int, tz: ZoneInfo) -> float:
     return candidate.timestamp()
 
 
-def day_close(started: float, schedule: dict[str, Any], tz: ZoneInfo) -> float:
-    """A day closes at the first day_end at least min_day_hours after it started."""
-    h, m = (int(x) for x in str(schedule["day_end"]).split(":"))
+def _hm(text: object) -> tuple[int, int]:
+    h, m = (int(x) for x in str(text).split(":"))
+    return h, m
+
+
+def day_close_info(started: float, schedule: dict[str, Any], tz: ZoneInfo) -> tuple[float, bool]:
+    """When a day closes, and whether the weekend lengthened it: the first day_end at least
+    min_day_hours after it started; with weekend_extra_day, a close that falls on a Saturday or a
+    Sunday moves one day on (seed 002: 一般讨论日持续一天，每逢周末时讨论日延长一天)."""
+    h, m = _hm(schedule["day_end"])
     earliest = started + int(schedule["min_day_hours"]) * 3600
-    return next_clock(earliest - 1, h, m, tz)
+    close = next_clock(earliest - 1, h, m, tz)
+    if schedule.get("weekend_extra_day") and datetime.fromtimestamp(close, tz).weekday() >= 5:
+        return next_clock(close, h, m, tz), True
+    return close, False
+
+
+def day_close(started: float, schedule: dict[str, Any], tz: ZoneInfo) -> float:
+    return day_close_info(started, schedule, tz)[0]
+
+
+def _walk(start: float, entries: list[int | tuple[int, int] | None], tz: ZoneInfo) -> list[float]:
+    out: list[float] = []
+    prev = start
+    for entry in entries:
+        if isinstance(entry, tuple):
+            prev = next_clock(prev - 1, entry[0], entry[1], tz)  # this clock time, or the next one
+        elif entry is not None:
+            prev = prev + entry * 60
+        out.append(prev)
+    return out
 
 
 def stage_deadlines(night_start: float, schedule: dict[str, Any], tz: ZoneInfo) -> list[float]:
-    """Each night stage's deadline, in order."""
-    out: list[float] = []
-    prev = night_start
-    for value in schedule["stages"]:
-        parsed = parse_stage(value)
-        if isinstance(parsed, tuple):
-            prev = max(prev, next_clock(prev - _LOOKBACK, parsed[0], parsed[1], tz))
-        elif parsed is not None:
-            prev = prev + parsed * 60
-        out.append(prev)
-    return out
+    """The night's plan: each stage's deadline when every stage runs its full length.
+
+    Clock times belong to the evening whose day_end is nearest the night's start. A night that
+    starts after that day_end (a day closed late, at 23:10 or at 03:00) is shifted whole: the
+    gaps between deadlines are kept and the first stage keeps its length from the day_end, so no
+    stage passes in zero time. A night that starts earlier keeps its clock times."""
+    entries = [parse_stage(v) for v in schedule["stages"]]
+    if not any(isinstance(e, tuple) for e in entries):
+        return _walk(night_start, entries, tz)
+    h, m = _hm(schedule["day_end"])
+    evening = next_clock(night_start - _NIGHT_WINDOW, h, m, tz)
+    if night_start <= evening:
+        return _walk(night_start, entries, tz)
+    shift = night_start - evening
+    return [t + shift for t in _walk(evening, entries, tz)]
+
+
+def stage_due(
+    night_start: float,
+    stage_start: float,
+    index: int,
+    schedule: dict[str, Any],
+    rs: Ruleset,
+    tz: ZoneInfo,
+) -> float:
+    """The deadline of night stage `index`, which opened at `stage_start`. A stage that opens with
+    the night keeps its planned deadline; one that waits for the earlier stages gets its full
+    length from the moment it opened (seed 002: 女巫<通灵>…收到反馈后半小时), and a clock-time one
+    never closes before its planned time."""
+    plan = stage_deadlines(night_start, schedule, tz)
+    if index <= 0 or index >= len(plan) or rs.night_stages[index].opens_with_night:
+        return plan[min(max(index, 0), len(plan) - 1)]
+    own = stage_start + (plan[index] - plan[index - 1])
+    if isinstance(parse_stage(schedule["stages"][index]), tuple):
+        return max(plan[index], own)
+    return own
+
+
+def stage_idle(rs: Ruleset, state: GameState) -> bool:
+    """True when the current night stage waits for no one: no character has a legal command of
+    this stage (its actors are out, or have nothing left to do) and no one has a submission of it
+    to replace before its deadline. The server decides it from the engine's `legal_commands`;
+    the stage then closes at once."""
+    if state.phase.kind != NIGHT or state.settling or state.over or state.stage >= len(rs.night_stages):
+        return False
+    skills = rs.night_stages[state.stage].skills
+    label = state.phase.label
+    for event in state.log:
+        if event.kind == ACCEPTED and event.phase == label:
+            done = Command.from_json(event.data["command"])
+            if done.actor != DIRECTOR and done.skill in skills and rs.stage_for(state, done) == state.stage:
+                return False
+    for name in state.order:
+        for cmd in legal_commands(state, name):
+            if cmd.skill in skills and rs.stage_for(state, cmd) == state.stage:
+                return False
+    return True
+
+
+def auto_accelerate(schedule: dict[str, Any], state: GameState) -> bool:
+    """加速 is due at the start of this day: fewer alive characters than the director's number
+    (seed 002: 未出局角色减少到一定程度时，导演将自动执行加速; the seed names no number)."""
+    below = int(schedule.get("auto_accelerate_below") or 0)
+    if not below or state.over or state.phase.kind != DAY or state.settling or state.accelerated:
+        return False
+    return len(state.alive_names()) < below
+
+
+def night_preview(rs: Ruleset, schedule: dict[str, Any], night_start: float, tz: ZoneInfo) -> list[tuple[str, float]]:
+    """Each night stage's name and planned deadline for a night starting at `night_start` (what
+    the director sees before closing the day)."""
+    plan = stage_deadlines(night_start, schedule, tz)
+    return [(stage.name, due) for stage, due in zip(rs.night_stages, plan, strict=False)]
 
 
 def local_text(ts: float, tz: ZoneInfo) -> str:

@@ -21,6 +21,7 @@ from ..engine.view import legal_commands, view
 from . import schedule as sched
 from .games import GameService
 from .models import Announcement, Deadline, Game, GroupMessage, LurkFlag, Post, Seat
+from .notices import NOTICE_KIND
 
 
 @dataclass
@@ -97,6 +98,10 @@ def thread_items(
         and not state.settling
     )
     for p in s.scalars(select(Post).where(Post.game_id == game.id).order_by(Post.id)):
+        if p.vote_kind == NOTICE_KIND:  # the service's own 公示 (a day lengthened by 延时)
+            line = bbcode(p.phase, p.text)
+            items.append(ThreadItem(p.created_at, "announce", p.author, p.text, p.phase, bbcode=line))
+            continue
         if hide_votes and p.vote_kind and p.phase == state.phase.label:
             items.append(ThreadItem(p.created_at, "hidden", p.author, "（投票帖，关门后公开）", p.phase))
             continue
@@ -251,6 +256,12 @@ def director_page(svc: GameService, game_id: int) -> dict[str, Any]:
         except IllegalCommand as exc:
             preview_error = exc.reason
     links = {seat.name: seat.token for seat in seats if seat.active}
+    night_plan: list[tuple[str, str]] = []
+    if state.phase.kind == DAY and not state.settling and not state.over and game.status == "running":
+        # the night's deadlines if the day closed now (a late close shifts the whole night)
+        tz = sched.zone(game.timezone)
+        plan = sched.night_preview(rs, game.schedule, svc.clock(), tz)
+        night_plan = [(name, sched.local_text(due, tz)[5:]) for name, due in plan]
     return {
         "game": game,
         "rs": rs,
@@ -265,6 +276,7 @@ def director_page(svc: GameService, game_id: int) -> dict[str, Any]:
         "phase_actions": phase_actions,
         "preview": preview,
         "preview_error": preview_error,
+        "night_plan": night_plan,
         "log": [e for e in v["events"] if e["kind"] != ANNOUNCE],
         "counts": _counts(items, state.phase.label),
         "over": state.over or game.status == "ended",

@@ -1,0 +1,24 @@
+"""沉寂与取酒's thread conventions for the director service (seed 000), as data."""
+
+from __future__ import annotations
+
+from ..thread_policy import HALF_PUBLIC, ThreadPolicy, declare
+from .rules import CHENJI
+
+THREAD_POLICY = declare(
+    CHENJI.id,
+    ThreadPolicy(
+        vote_visibility=HALF_PUBLIC,  # counted half-publicly: vote posts hidden while voting
+        # 特权行使时间: 最后一枪/装傻 21:40 之前, night stages 21:45 … 22:45 (declared on the
+        # NightStage data); the seed gives no weekend rule and no automatic 加速
+        schedule={
+            "start_minutes": 60,
+            "day_end": "21:30",
+            "min_day_hours": 12,
+            "prompt_minutes_day": 10,
+            "prompt_minutes_night": 30,
+            "weekend_extra_day": False,
+            "auto_accelerate_below": 0,
+        },
+    ),
+)
