@@ -122,7 +122,7 @@ def _pinming_night(commands: list[Command]) -> GameState:
     return state
 
 
-def test_a_stage_whose_actors_are_out_or_done_is_idle() -> None:
+def test_a_stage_whose_actors_were_out_before_the_night_is_idle() -> None:
     rs = find_ruleset("品茗")
     # the 预言家 is sent off (红牌) on day 1: on night 1 the seer stage waits for no one
     state = _pinming_night([Command(DIRECTOR, "card_red", ("饺子",)), Command(DIRECTOR, CLOSE_PHASE)])
@@ -132,7 +132,8 @@ def test_a_stage_whose_actors_are_out_or_done_is_idle() -> None:
     assert not sched.stage_idle(rs, state)  # the wolves still kill
     apply_in_place(state, Command(DIRECTOR, CLOSE_STAGE))
     assert not sched.stage_idle(rs, state)  # the 女巫 has both potions
-    # the 女巫 who has spent both potions has nothing left to do
+    # the 女巫 who has spent both potions has nothing left to do, but only she knows it: an
+    # early close would tell every player (a side channel), so her stage keeps its time
     state = _pinming_night([Command(DIRECTOR, CLOSE_PHASE)])
     for victim, potion in (("馄饨", "poison"), ("油条", "antidote")):
         apply_in_place(state, Command("汤圆", "kill", (victim,)))
@@ -146,8 +147,14 @@ def test_a_stage_whose_actors_are_out_or_done_is_idle() -> None:
     assert state.phase.label == "第3夜"
     apply_in_place(state, Command(DIRECTOR, CLOSE_STAGE))
     apply_in_place(state, Command(DIRECTOR, CLOSE_STAGE))
-    assert state.stage == 2 and sched.stage_idle(rs, state)
+    assert state.stage == 2 and not sched.stage_idle(rs, state)
     assert not sched.stage_idle(rs, _pinming_night([]))  # by day: never
+    # the 女巫 killed tonight is not publicly out yet: her stage is not idle either
+    state = _pinming_night([Command(DIRECTOR, CLOSE_PHASE), Command(DIRECTOR, "card_red", ("包子",))])
+    apply_in_place(state, Command(DIRECTOR, CLOSE_STAGE))
+    assert state.stage == 1 and not sched.stage_idle(rs, state)
+    apply_in_place(state, Command(DIRECTOR, CLOSE_STAGE))
+    assert state.stage == 2 and not sched.stage_idle(rs, state)
 
 
 def test_preview_of_the_night() -> None:

@@ -19,7 +19,6 @@ from ..engine.commands import DIRECTOR, Command
 from ..engine.events import ACCEPTED
 from ..engine.model import DAY, NIGHT, GameState
 from ..engine.ruleset import Ruleset
-from ..engine.view import legal_commands
 from ..rulesets import thread_policy
 from ..rulesets.thread_policy import ThreadPolicy
 
@@ -220,24 +219,27 @@ def stage_due(
 
 
 def stage_idle(rs: Ruleset, state: GameState) -> bool:
-    """True when the current night stage waits for no one: no character has a legal command of
-    this stage (its actors are out, or have nothing left to do) and no one has a submission of it
-    to replace before its deadline. The server decides it from the engine's `legal_commands`;
-    the stage then closes at once."""
+    """True when the current night stage publicly waits for no one: every skill of the stage
+    belongs to identities (`Ruleset.skill_holders`) whose every holder was already out when the
+    night began, and no one has a submission of it to replace. Only what every player knows
+    decides it, so an early close reveals nothing (no player may learn by the clock that the
+    女巫 spent her potions, was killed tonight, or that no one is infected); the stage then
+    closes at once."""
     if state.phase.kind != NIGHT or state.settling or state.over or state.stage >= len(rs.night_stages):
         return False
     skills = rs.night_stages[state.stage].skills
+    holders = rs.skill_holders()
+    if not skills or any(skill not in holders for skill in skills):
+        return False
     label = state.phase.label
     for event in state.log:
         if event.kind == ACCEPTED and event.phase == label:
             done = Command.from_json(event.data["command"])
             if done.actor != DIRECTOR and done.skill in skills and rs.stage_for(state, done) == state.stage:
                 return False
-    for name in state.order:
-        for cmd in legal_commands(state, name):
-            if cmd.skill in skills and rs.stage_for(state, cmd) == state.stage:
-                return False
-    return True
+    out_before_night = {o.player for o in state.outs if o.phase.label != label}
+    roles = {role for skill in skills for role in holders[skill]}
+    return all(c.name in out_before_night for c in state.chars.values() if c.role in roles)
 
 
 def auto_accelerate(schedule: dict[str, Any], state: GameState) -> bool:
