@@ -389,9 +389,11 @@ def test_report_is_written_without_a_cjk_font(tmp_path: Path, monkeypatch: pytes
 
     monkeypatch.setattr(report_module, "CJK_FONTS", ["No Such Font For Banshe"])
     result = simulate(SimConfig("pinming", 3, (14,)), jobs=1).to_json()
+    result["policy"] = "my<agent>.py:A&B"  # the template escapes what it is given
     page = report_module.render_report(result)
     assert page.count("data:image/png;base64,") == 3
     assert "未找到中文字体" in page and '<table class="wins">' in page
+    assert "策略：my&lt;agent&gt;.py:A&amp;B" in page and "<agent>" not in page
 
 
 class _BrokenSeer(RandomAgent):
