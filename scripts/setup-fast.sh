@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The compiled build (README「编译加速」): .venv-fast holds banshe with the rules core and the
+# The compiled build (docs/balance-lab.md「编译加速」): .venv-fast holds banshe with the rules core and the
 # simulator compiled by mypyc (setup.py lists the modules): the same source, the same results,
 # about twice the games per second. Rebuilt from scratch every time, so it never runs stale
 # code; .venv (editable, pure Python) stays the development environment.
