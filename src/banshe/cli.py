@@ -21,7 +21,7 @@ log = logging.getLogger("banshe")
 
 # the import names each extra of pyproject.toml provides (what `_need` checks)
 EXTRAS: dict[str, tuple[str, ...]] = {
-    "service": ("fastapi", "uvicorn", "sqlalchemy", "alembic", "jinja2", "multipart", "argon2"),
+    "service": ("fastapi", "uvicorn", "sqlalchemy", "alembic", "jinja2", "python_multipart", "argon2"),
     "postgres": ("psycopg",),
     "report": ("matplotlib", "jinja2"),
 }
