@@ -15,7 +15,10 @@ import json
 import logging
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 log = logging.getLogger("banshe")
 
@@ -78,7 +81,7 @@ def setup_logging() -> None:
         log.setLevel(logging.INFO)
 
 
-def _console() -> Any:
+def _console() -> Console:
     from rich.console import Console
 
     # stdout as it is now (tests capture it); no markup or highlighting of names like [狼人]
