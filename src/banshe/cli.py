@@ -1,12 +1,91 @@
-"""The `banshe` command line (also `python -m banshe`)."""
+"""The `banshe` command line (also `python -m banshe`).
+
+Program output goes to stdout (JSON with `json`, tables with Rich); diagnostics go to the
+`banshe` logger, which `main` shows on stderr as `banshe: …` lines in Chinese. Packages of an
+extra (`banshe[service]`, `banshe[report]`, `banshe[postgres]`) are imported only by the
+subcommand that needs them, after `_need` has checked that they are installed.
+"""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import json
+import logging
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+log = logging.getLogger("banshe")
+
+# the import names each extra of pyproject.toml provides (what `_need` checks)
+EXTRAS: dict[str, tuple[str, ...]] = {
+    "service": ("fastapi", "uvicorn", "sqlalchemy", "alembic", "jinja2", "python_multipart", "argon2"),
+    "postgres": ("psycopg",),
+    "report": ("matplotlib", "jinja2"),
+}
+
+
+class MissingExtra(Exception):
+    """A subcommand needs an optional extra that is not installed."""
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _need(extra: str, what: str) -> None:
+    """Raise MissingExtra (Chinese) unless every package of `extra` can be imported."""
+    missing = [m for m in EXTRAS[extra] if not _installed(m)]
+    if missing:
+        raise MissingExtra(
+            f"{what}需要安装 banshe[{extra}]（缺少 {'、'.join(missing)}）：pip install 'banshe[{extra}]'"
+            "，或运行 bash scripts/setup.sh 安装全部依赖"
+        )
+
+
+class _StderrHandler(logging.Handler):
+    """Writes to whatever `sys.stderr` is at the time (pytest's capture replaces it)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            sys.stderr.write(self.format(record) + "\n")
+            sys.stderr.flush()
+        except Exception:
+            self.handleError(record)
+
+
+class _Formatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        text = record.getMessage()
+        if record.exc_info and record.levelno >= logging.ERROR:
+            text += "\n" + self.formatException(record.exc_info)
+        prefix = "banshe: 警告：" if record.levelno == logging.WARNING else "banshe: "
+        return prefix + text
+
+
+def setup_logging() -> None:
+    """Show the `banshe` logger's warnings and errors on stderr (once per process)."""
+    if not any(isinstance(h, _StderrHandler) for h in log.handlers):
+        handler = _StderrHandler()
+        handler.setFormatter(_Formatter())
+        log.addHandler(handler)
+    if log.level == logging.NOTSET:
+        log.setLevel(logging.INFO)
+
+
+def _console() -> Console:
+    from rich.console import Console
+
+    # stdout as it is now (tests capture it); no markup or highlighting of names like [狼人]
+    return Console(file=sys.stdout, highlight=False, markup=False, emoji=False)
 
 
 def _run_scenario(args: argparse.Namespace) -> int:
@@ -15,7 +94,7 @@ def _run_scenario(args: argparse.Namespace) -> int:
     try:
         result = run_file(args.file)
     except ScenarioError as exc:
-        print(f"banshe: {exc}", file=sys.stderr)
+        log.error("%s", exc)
         return 2
     json.dump(result, sys.stdout, ensure_ascii=False, indent=None if args.compact else 2)
     sys.stdout.write("\n")
@@ -28,7 +107,7 @@ def _demo(args: argparse.Namespace) -> int:
     try:
         text = run_demo(args.ruleset, seed=args.seed, players=args.players)
     except (KeyError, ValueError) as exc:
-        print(f"banshe: {exc}", file=sys.stderr)
+        log.error("%s", exc)
         return 2
     sys.stdout.write(text)
     return 0
@@ -41,36 +120,57 @@ def _review(args: argparse.Namespace) -> int:
         scenario = load(args.file)
         state, _records = play(scenario)
     except ScenarioError as exc:
-        print(f"banshe: {exc}", file=sys.stderr)
+        log.error("%s", exc)
         return 2
     lines = scenario.ruleset.review(state, scenario.review)
     if not state.over:
-        print("banshe: 对局尚未结束，没有复盘表", file=sys.stderr)
+        log.error("对局尚未结束，没有复盘表")
         return 1
+    # the ruleset formats its own 复盘 lines (`Ruleset.review`); they are printed as they are
     print("\n".join(lines) if lines else f"{scenario.ruleset.name}没有复盘表")
     return 0
 
 
 def _rulesets(args: argparse.Namespace) -> int:
+    from rich.table import Table
+
     from .engine.registry import all_rulesets
 
+    table = Table(title="规则与选项", show_lines=True)
+    table.add_column("规则", no_wrap=True)
+    table.add_column("别名", overflow="fold")
+    table.add_column("人数", no_wrap=True, justify="right")
+    table.add_column("选项", no_wrap=True)
+    table.add_column("默认", no_wrap=True)
+    table.add_column("含义", overflow="fold", ratio=1)
     for rs in all_rulesets():
-        print(f"{rs.id}\t{rs.name}\t别名：{'、'.join(rs.aliases)}")
-        for spec in rs.options.values():
-            print(f"  选项 {spec.name}（默认 {spec.default}）：{spec.description}")
+        head = (f"{rs.id}\n{rs.name}", "、".join(rs.aliases), f"{rs.min_players}–{rs.max_players}")
+        specs = list(rs.options.values())
+        if not specs:
+            table.add_row(*head, "—", "", "")
+        for i, o in enumerate(specs):
+            table.add_row(*(head if i == 0 else ("", "", "")), o.name, str(o.default), o.description)
+    _console().print(table)
     return 0
 
 
-def _database_url(args: argparse.Namespace) -> str:
+def _database_url(args: argparse.Namespace, what: str) -> str:
+    """The database URL, after checking the extras it needs (service; postgres for PostgreSQL)."""
     import os
 
+    _need("service", what)
     from .service.app import DEFAULT_DATABASE_URL
 
-    return str(args.database_url or os.environ.get("BANSHE_DATABASE_URL") or DEFAULT_DATABASE_URL)
+    url = str(args.database_url or os.environ.get("BANSHE_DATABASE_URL") or DEFAULT_DATABASE_URL)
+    if url.startswith(("postgresql", "postgres:")):
+        _need("postgres", "PostgreSQL 数据库")
+    return url
 
 
 def _serve(args: argparse.Namespace) -> int:
     import secrets
+
+    url = _database_url(args, "banshe serve（导演服务）")
 
     import uvicorn
     from sqlalchemy import func, select
@@ -79,7 +179,6 @@ def _serve(args: argparse.Namespace) -> int:
     from .service.app import Settings, create_app
     from .service.models import Director
 
-    url = _database_url(args)
     app = create_app(Settings(database_url=url))
     sessions = app.state.service.sessions
     with sessions() as s:
@@ -97,10 +196,11 @@ def _admin(args: argparse.Namespace) -> int:
     import getpass
     import os
 
+    url = _database_url(args, "banshe admin（导演账号）")
     from .service import auth
     from .service.db import make_engine, migrate, session_factory
 
-    engine = make_engine(_database_url(args))
+    engine = make_engine(url)
     migrate(engine)
     password = args.password or os.environ.get("BANSHE_ADMIN_PASSWORD") or ""
     if not password:
@@ -112,7 +212,7 @@ def _admin(args: argparse.Namespace) -> int:
             else:
                 auth.set_password(s, args.username, password)
         except ValueError as exc:
-            print(f"banshe: {exc}", file=sys.stderr)
+            log.error("%s", exc)
             return 2
         s.commit()
     print(("已创建导演账号：" if args.action == "create" else "已修改密码：") + args.username)
@@ -139,6 +239,8 @@ def _simulate(args: argparse.Namespace) -> int:
     from .sim.runner import SimConfig, default_player_count, parse_player_counts, simulate
 
     try:
+        if args.report:  # before any game is played
+            _need("report", "--report（HTML 报告）")
         rs = find_ruleset(args.ruleset)
         counts = parse_player_counts(args.players) if args.players else (default_player_count(rs.id),)
         options = tuple(_parse_option(o) for o in args.option)
@@ -166,10 +268,10 @@ def _simulate(args: argparse.Namespace) -> int:
         progress = sys.stderr.isatty() if args.progress is None else args.progress
         result = simulate(config, jobs=jobs, backend=args.backend, address=args.address, progress=progress)
     except KeyError as exc:
-        print(f"banshe: 未知的规则 {exc}", file=sys.stderr)
+        log.error("未知的规则 %s", exc)
         return 2
     except (ValueError, RuntimeError) as exc:
-        print(f"banshe: {exc}", file=sys.stderr)
+        log.error("%s", exc)
         return 2
     data = result.to_json()
     if args.out:
@@ -180,39 +282,47 @@ def _simulate(args: argparse.Namespace) -> int:
         from .sim.report import write_report
 
         write_report(data, args.report)
-    sys.stdout.write(_summary_text(data))
+    _print_summary(data)
     if result.errors:
         samples = [s for entry in data["by_players"].values() for s in entry["summary"]["error_samples"]]
-        print(f"banshe: 警告：{result.errors} 局因异常中止（未计入统计），例如：", file=sys.stderr)
-        for s in samples[:5]:
-            print(f"  {s['players']}人 第{s['game']}局（--seed {config.seed}）：{s['error']}", file=sys.stderr)
+        lines = [f"{result.errors} 局因异常中止（未计入统计），例如："]
+        lines += [f"  {s['players']}人 第{s['game']}局（--seed {config.seed}）：{s['error']}" for s in samples[:5]]
+        log.warning("%s", "\n".join(lines))
     return 130 if result.interrupted else 0
 
 
-def _summary_text(data: dict[str, object]) -> str:
+def _summary_title(data: dict[str, Any]) -> str:
     run = data["run"]
-    assert isinstance(run, dict)
     role_policies = data.get("role_policies") or {}
-    assert isinstance(role_policies, dict)
-    lines = [
+    return (
         f"【{data['ruleset_name']}】策略 {data['policy']}"
         + "".join(f"，{role}={spec}" for role, spec in role_policies.items())
         + f"，完成 {data['games']:,} 局"
         + ("（已中断）" if data["interrupted"] else "")
         + f"，用时 {run['elapsed_s']} 秒，{run['games_per_s']} 局/秒（{run['backend']}，{run['jobs']} 进程）"
-    ]
-    by_players = data["by_players"]
-    assert isinstance(by_players, dict)
-    for n, entry in by_players.items():
-        s = entry["summary"]
-        if not s["games"]:
-            continue
-        rates = "，".join(
-            f"{r['name']} {100 * r['rate']:.1f}%（{100 * r['ci95'][0]:.1f}–{100 * r['ci95'][1]:.1f}%）"
-            for r in s["win_rates"]
-        )
-        lines.append(f"  {n}人：{s['games']:,} 局，{rates}，平均 {s['days']['mean']:.2f} 天")
-    return "\n".join(lines) + "\n"
+    )
+
+
+def _print_summary(data: dict[str, Any]) -> None:
+    """The run in one line, then a table: per player count, each camp's win rate (95% CI)."""
+    from rich import box
+    from rich.table import Table
+
+    console = _console()
+    console.print(_summary_title(data), soft_wrap=True)
+    rows = [(n, entry["summary"]) for n, entry in data["by_players"].items() if entry["summary"]["games"]]
+    if not rows:
+        return
+    table = Table(title="胜率 %（下行：95% 置信区间）", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    table.add_column("人数", justify="right", no_wrap=True)
+    table.add_column("对局", justify="right", no_wrap=True)
+    for r in rows[0][1]["win_rates"]:
+        table.add_column(r["name"], justify="right", overflow="fold")
+    table.add_column("平均天数", justify="right", overflow="fold")
+    for n, s in rows:
+        rates = [f"{100 * r['rate']:.1f}\n{100 * r['ci95'][0]:.1f}–{100 * r['ci95'][1]:.1f}" for r in s["win_rates"]]
+        table.add_row(f"{n}人", f"{s['games']:,}", *rates, f"{s['days']['mean']:.2f}")
+    console.print(table)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -277,9 +387,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    setup_logging()
     parser = build_parser()
     args = parser.parse_args(argv)
-    return int(args.func(args))
+    try:
+        return int(args.func(args))
+    except MissingExtra as exc:
+        log.error("%s", exc)
+        return 2
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import secrets
 import threading
@@ -85,6 +86,9 @@ class Settings:
         )
 
 
+log = logging.getLogger("banshe.service")
+
+
 class Scheduler:
     """Fires due deadlines from a background thread (and every overdue one at start-up)."""
 
@@ -102,7 +106,7 @@ class Scheduler:
         try:
             self.service.fire_due()
         except Exception as exc:  # keep serving; the next tick retries
-            print(f"banshe scheduler: {exc!r}", flush=True)
+            log.exception("时限调度出错（下一轮重试）：%r", exc)
 
     def stop(self) -> None:
         self._stop.set()

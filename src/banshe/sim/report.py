@@ -1,5 +1,8 @@
 """`--report`: one self-contained HTML page (tables + charts as embedded PNG images).
 
+The page is the Jinja2 template `templates/report.html` (autoescaped); this module draws the charts
+and hands the template the `SimResult.to_json()` dictionary. Needs the `banshe[report]` extra.
+
 Charts use matplotlib (Agg). Chinese labels need a CJK font (Debian: `fonts-wqy-microhei`);
 without one the charts fall back to ASCII labels (camp ids) and the page is still written.
 """
@@ -7,7 +10,6 @@ without one the charts fall back to ASCII labels (camp ids) and the page is stil
 from __future__ import annotations
 
 import base64
-import html
 import io
 import warnings
 from typing import Any
@@ -113,151 +115,45 @@ class _Charts:
         return self.png(fig)
 
 
-def _table(headers: list[str], rows: list[list[str]], cls: str = "") -> str:
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows)
-    return f'<table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+def _environment() -> Any:
+    from jinja2 import Environment, PackageLoader, StrictUndefined
 
-
-def _img(b64: str, alt: str) -> str:
-    return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{b64}">'
-
-
-def _summary_tables(summary: dict[str, Any]) -> list[str]:
-    parts: list[str] = []
-    parts.append("<h3>胜率（95% 置信区间，Wilson）</h3>")
-    parts.append(
-        _table(
-            ["阵营", "胜局", "胜率", "95% 置信区间"],
-            [
-                [r["name"], f"{r['wins']:,}", _pct(r["rate"]), f"{_pct(r['ci95'][0])} – {_pct(r['ci95'][1])}"]
-                for r in summary["win_rates"]
-            ],
-            "wins",
-        )
+    env = Environment(
+        loader=PackageLoader("banshe.sim", "templates"),
+        autoescape=True,
+        undefined=StrictUndefined,
+        keep_trailing_newline=False,
     )
-    parts.append("<h3>结束方式</h3>")
-    parts.append(
-        _table(
-            ["胜方", "条件", "局数", "比例"],
-            [[r["name"], r["reason"], f"{r['games']:,}", _pct(r["rate"])] for r in summary["endings"]],
-            "endings",
-        )
-    )
-    parts.append(f"<h3>对局长度（平均 {summary['days']['mean']:.2f} 天）</h3>")
-    games = summary["games"] or 1
-    parts.append(
-        _table(
-            ["结束于第几天", "局数", "比例"],
-            [[d, f"{k:,}", _pct(k / games)] for d, k in summary["days"]["histogram"].items()],
-            "days",
-        )
-    )
-    parts.append("<h3>各身份存活率与胜率</h3>")
-    parts.append(
-        _table(
-            ["身份", "出场", "存活到终局", "存活率", "95% 置信区间", "所在阵营获胜"],
-            [
-                [
-                    r["name"],
-                    f"{r['seats']:,}",
-                    f"{r['survived']:,}",
-                    _pct(r["rate"]),
-                    f"{_pct(r['ci95'][0])} – {_pct(r['ci95'][1])}",
-                    _pct(r["win_rate"]),
-                ]
-                for r in summary["survival"]
-            ],
-            "survival",
-        )
-    )
-    parts.append("<h3>技能使用（被接受的指令）</h3>")
-    parts.append(
-        _table(
-            ["技能", "次数", "每局"],
-            [[r["name"], f"{r['uses']:,}", f"{r['per_game']:.2f}"] for r in summary["skills"]],
-            "skills",
-        )
-    )
-    parts.append("<h3>技能效果与出局原因</h3>")
-    parts.append(
-        _table(
-            ["效果", "次数", "每局"],
-            [[r["effect"], f"{r['count']:,}", f"{r['per_game']:.3f}"] for r in summary["effects"]],
-            "effects",
-        )
-    )
-    return parts
-
-
-_CSS = """
-body{font-family:"WenQuanYi Micro Hei","Noto Sans CJK SC","Microsoft YaHei",sans-serif;margin:2em auto;max-width:980px;
-color:#222;line-height:1.5;padding:0 1em}
-table{border-collapse:collapse;margin:.5em 0 1.5em}th,td{border:1px solid #ccc;padding:.25em .7em;text-align:right}
-th{background:#f2f2f2}td:first-child,th:first-child{text-align:left}img{max-width:100%;margin:.5em 0}
-.meta{color:#555}.charts{display:flex;flex-wrap:wrap;gap:1em}
-"""
+    env.filters["pct"] = _pct
+    env.filters["num"] = lambda x: f"{x:,}"
+    return env
 
 
 def render_report(result: dict[str, Any]) -> str:
-    """The HTML page for a `SimResult.to_json()` dictionary."""
+    """The HTML page for a `SimResult.to_json()` dictionary (template `sim/templates/report.html`)."""
     charts = _Charts()
     overall = result["overall"]
     counts = [int(n) for n in result["players"]]
     per = [result["by_players"][str(n)]["summary"] for n in counts]
-    run = result.get("run", {})
-    title = f"{result['ruleset_name']} 平衡模拟报告"
-    meta = (
-        f"规则：{result['ruleset_name']}　策略：{result['policy']}"
-        + "".join(f"（{role}：{spec}）" for role, spec in (result.get("role_policies") or {}).items())
-        + f"　对局：{result['games']:,}"
-        f"（请求 {result['games_requested']:,}）　玩家人数：{'、'.join(str(n) for n in counts)}"
-        f"　种子：{result['seed']}"
+    images = {
+        "win_rates": charts.win_rates(overall),
+        "by_players": charts.by_players(counts, per),
+        "days": charts.days(overall),
+    }
+    return str(
+        _environment()
+        .get_template("report.html")
+        .render(
+            r=result,
+            counts=counts,
+            per=per,
+            sweep=list(zip(counts, per, strict=True)),
+            camp_headers=[f"{w['name']}胜率" for w in per[0]["win_rates"]] if per else [],
+            charts=images,
+            font=charts.font,
+            error_samples=[e for s in per for e in s["error_samples"]][:5],
+        )
     )
-    if result.get("options"):
-        meta += "　选项：" + "，".join(f"{k}={v}" for k, v in result["options"].items())
-    if result.get("interrupted"):
-        meta += "　（运行被中断，以下为已完成对局的结果）"
-    if run.get("games_per_s"):
-        meta += f"　速度：{run['games_per_s']:,} 局/秒（{run.get('backend')}，{run.get('jobs')} 个进程）"
-    parts = [
-        "<!DOCTYPE html>",
-        '<html lang="zh-CN"><head><meta charset="utf-8">',
-        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
-        f"<h1>{html.escape(title)}</h1>",
-        f'<p class="meta">{html.escape(meta)}</p>',
-        "<h2>图表</h2>",
-        '<div class="charts">',
-        _img(charts.win_rates(overall), "各阵营胜率"),
-        _img(charts.by_players(counts, per), "胜率与玩家人数"),
-        _img(charts.days(overall), "对局长度分布"),
-        "</div>",
-    ]
-    if result.get("errors"):
-        samples = [s for n in counts for s in result["by_players"][str(n)]["summary"]["error_samples"]]
-        lines = "".join(f"<li>{s['players']}人 第{s['game']}局：{html.escape(s['error'])}</li>" for s in samples[:5])
-        parts.append(f'<p class="meta">⚠ {result["errors"]:,} 局因异常中止，未计入统计：</p><ul>{lines}</ul>')
-    if not charts.font:
-        parts.append('<p class="meta">（未找到中文字体，图表使用英文标签；安装 fonts-wqy-microhei 可显示中文。）</p>')
-    if len(counts) > 1:
-        parts.append("<h2>按玩家人数</h2>")
-        rows = []
-        for n, s in zip(counts, per, strict=True):
-            cells = [str(n), f"{s['games']:,}"]
-            for r in s["win_rates"]:
-                cells.append(f"{r['name']} {_pct(r['rate'])}（{_pct(r['ci95'][0])} – {_pct(r['ci95'][1])}）")
-            cells.append(f"{s['days']['mean']:.2f}")
-            rows.append(cells)
-        camps = [r["name"] for r in per[0]["win_rates"]] if per else []
-        parts.append(_table(["人数", "对局", *[f"{c}胜率" for c in camps], "平均天数"], rows, "sweep"))
-    parts.append("<h2>总体</h2>")
-    parts.extend(_summary_tables(overall))
-    parts.append(
-        '<p class="meta">置信区间为 Wilson 区间。技能效果中“出局：原因：阵营”按出局角色终局所在阵营统计；'
-        "“反馈”为技能私密结果；带规则名前缀的条目由该规则的统计器给出。</p>"
-    )
-    parts.append("</body></html>")
-    return "\n".join(parts)
 
 
 def write_report(result: dict[str, Any], path: str) -> None:

@@ -176,17 +176,40 @@ def auto_slice(total: int, jobs: int) -> int:
 
 
 class Progress:
-    """A one-line progress bar on stderr: games, games/s and ETA."""
+    """A one-line Rich progress bar on `stream` (stderr): games done, games/s and time left.
+
+    Refreshed by `update` itself (at most five times a second), never by a background thread:
+    the local backend forks worker processes while the bar is shown."""
 
     def __init__(self, total: int, enabled: bool, stream: TextIO | None = None) -> None:
         self.total = total
         self.enabled = enabled
-        self.stream = stream or sys.stderr
         self.started = time.perf_counter()
         self._last = 0.0
+        self._bar: Any = None
+        if not enabled:
+            return
+        from rich.console import Console
+        from rich.progress import BarColumn, TextColumn
+        from rich.progress import Progress as RichProgress
+
+        # the caller decided to show it (a terminal, or --progress): draw it even into a pipe
+        console = Console(file=stream or sys.stderr, force_terminal=True, highlight=False)
+        self._bar = RichProgress(
+            BarColumn(bar_width=24),
+            TextColumn("{task.completed:,}/{task.total:,} 局", markup=False),
+            TextColumn("{task.fields[rate]} 局/秒", markup=False),
+            TextColumn("剩余 {task.fields[eta]}", markup=False),
+            console=console,
+            auto_refresh=False,
+            redirect_stdout=False,
+            redirect_stderr=False,
+        )
+        self._task = self._bar.add_task("simulate", total=total, rate="0", eta="--:--")
+        self._bar.start()
 
     def update(self, done: int, force: bool = False) -> None:
-        if not self.enabled:
+        if self._bar is None:
             return
         now = time.perf_counter()
         if not force and now - self._last < 0.2:
@@ -195,19 +218,14 @@ class Progress:
         elapsed = max(now - self.started, 1e-9)
         rate = done / elapsed
         eta = (self.total - done) / rate if rate > 0 else float("inf")
-        width = 24
-        filled = int(width * done / self.total) if self.total else width
         eta_text = "--:--" if math.isinf(eta) else time.strftime("%H:%M:%S", time.gmtime(eta))
-        self.stream.write(
-            f"\r[{'#' * filled}{'.' * (width - filled)}] {done:,}/{self.total:,} 局"
-            f"  {rate:,.0f} 局/秒  剩余 {eta_text} "
-        )
-        self.stream.flush()
+        self._bar.update(self._task, completed=done, rate=f"{rate:,.0f}", eta=eta_text)
+        self._bar.refresh()
 
     def close(self) -> None:
-        if self.enabled:
-            self.stream.write("\n")
-            self.stream.flush()
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None
 
 
 @dataclass(slots=True)
