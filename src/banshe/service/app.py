@@ -46,7 +46,7 @@ from ..engine.commands import (
 )
 from ..engine.registry import all_rulesets, find_ruleset
 from ..engine.ruleset import FREE_TEXT, MANY_TARGETS, NO_TARGET, YES_NO
-from . import auth
+from . import auth, security
 from . import schedule as sched
 from .db import make_engine, migrate, session_factory
 from .games import GameService, NotFound, ServiceError
@@ -139,6 +139,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
     app.state.service = service
     app.state.engine = engine
     app.state.settings = settings
+    app.add_middleware(security.HeadersMiddleware)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     templates = Jinja2Templates(directory=HERE / "templates")
     templates.env.globals["local_time"] = lambda ts, tz: sched.local_text(ts, sched.zone(tz))
