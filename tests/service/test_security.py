@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 from .conftest import PINMING_SEATS, Harness
@@ -41,3 +42,43 @@ def test_no_user_text_in_script_and_a_strict_policy(harness: Harness) -> None:
         assert h.client.get(path).headers["content-security-policy"] == csp
     js = h.client.get("/static/app.js").text
     assert "dataset.confirm" in js and "data-autosubmit" in js
+
+
+def _seats_with(name: str, other: str | None = None) -> str:
+    seats = dict(PINMING_SEATS)
+    seats[name] = seats.pop("馄饨")
+    if other is not None:
+        seats[other] = seats.pop("油条")
+    return "\n".join(f"{n} {r}" for n, r in seats.items())
+
+
+def test_seat_names_are_checked_alike_at_creation_and_import(harness: Harness) -> None:
+    h = harness
+    h.login()
+    game = h.create_pinming()
+    export = h.client.get(f"/d/g/{game}/export.json").json()
+    cases = [
+        ("导演", None, "保留词"),
+        ("弃权", None, "保留词"),
+        ("x" * 33, None, "角色名过长"),
+        ("饺\x07子", None, "控制字符"),
+        ("馄饨\u200b", None, "不可见字符"),
+        ("\u200b", None, "不可见字符"),
+        ("Ａ", "A", "无法区分"),
+        ("ｋｋ", "kk", "无法区分"),
+    ]
+    for name, other, reason in cases:
+        r = h.client.post("/d/new", data={"csrf": h.csrf, "ruleset": "pinming", "seats": _seats_with(name, other)})
+        assert r.status_code == 400 and reason in r.text, (name, r.text[-400:])
+        bad = dict(export)
+        players = list(export["players"])
+        players[players.index("馄饨")] = name
+        if other is not None:
+            players[players.index("油条")] = other
+        bad["players"] = players
+        bad["roles"] = {({"馄饨": name, "油条": other or "油条"}).get(k, k): v for k, v in export["roles"].items()}
+        r = h.client.post("/d/import", data={"csrf": h.csrf, "data": json.dumps(bad, ensure_ascii=False)})
+        assert r.status_code == 400 and reason in r.text, (name, r.text[-400:])
+    # invisible characters in the seat list of a creation: "饺子" and "饺子\u200b" are refused above
+    # as a name, so a vote can only ever be read as one name
+    assert h.service.read(game)[0].players == export["players"]

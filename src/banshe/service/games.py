@@ -40,7 +40,7 @@ from ..engine.events import ANNOUNCE, NOTICE, PUBLIC, Event
 from ..engine.model import DAY, NIGHT, START, GameState
 from ..engine.registry import find_ruleset, get_ruleset
 from ..engine.ruleset import Ruleset
-from ..forum import VoteFormatError, normalize, parse_vote
+from ..forum import VoteFormatError, parse_vote
 from . import schedule as sched
 from .models import (
     Announcement,
@@ -54,6 +54,8 @@ from .models import (
     Post,
     Seat,
 )
+from .names import check_names
+from .names import key as name_key
 
 MAX_TEXT = 5000
 CACHE_GAMES = 1000
@@ -203,10 +205,10 @@ class GameService:
             rs = find_ruleset(ruleset)
         except KeyError:
             raise ServiceError(f"未知的规则：{ruleset}") from None
-        names = [p.strip() for p in players if p.strip()]
-        for n in names:
-            if n in (DIRECTOR, ABSTAIN) or len(n) > 32:
-                raise ServiceError(f"角色名不可用：{n}")
+        try:
+            names = check_names(list(players))
+        except ValueError as exc:
+            raise ServiceError(str(exc)) from None
         if seed is None:
             seed = secrets.randbelow(2**31)
         try:
@@ -367,11 +369,11 @@ class GameService:
 
     @staticmethod
     def _resolve_target(state: GameState, written: str) -> str:
-        wanted = normalize(written).strip()
+        wanted = name_key(written)
         if wanted == ABSTAIN:
             return ABSTAIN
         for name in state.order:
-            if normalize(name) == wanted:
+            if name_key(name) == wanted:
                 return name
         raise ServiceError(f"投票无效：投票对象“{written}”不是本局的角色（弃权请填写“弃权”）")
 
@@ -849,7 +851,7 @@ class GameService:
             raise ServiceError("导入失败：不是 banshe 导出的对局文件")
         try:
             rs = find_ruleset(str(data["ruleset"]))
-            players = [str(p) for p in data["players"]]
+            players = check_names([str(p) for p in data["players"]])
             roles = data.get("roles")
             seed = int(data["seed"])
             commands = list(data["commands"])
