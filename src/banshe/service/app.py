@@ -358,11 +358,14 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
         director, csrf = director_of(request)
         return god(request, director, csrf, game_id)
 
-    async def god_action(request: Request, game_id: int, act: Callable[[FormData], str]) -> Response:
+    async def god_action(request: Request, game_id: int, act: Callable[[FormData, str], str]) -> Response:
         director, csrf, form = await director_form(request)
         await run_in_threadpool(owned, director, game_id)
+        at = _str(form.get("at"))  # the phase/stage/prompt the page showed: refused once the game moved on
         try:
-            done = await run_in_threadpool(act, form)
+            if not at:
+                raise ServiceError("表单缺少阶段标记，请刷新页面后重试")
+            done = await run_in_threadpool(act, form, at)
         except ServiceError as exc:
             return await run_in_threadpool(god, request, director, csrf, game_id, exc.reason, exc.status)
         except ValueError as exc:
@@ -371,74 +374,74 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
 
     @app.post("/d/g/{game_id}/command", response_class=HTMLResponse)
     async def god_command(request: Request, game_id: int) -> Response:
-        def act(form: FormData) -> str:
+        def act(form: FormData, at: str) -> str:
             skill = _str(form.get("skill"))
             if skill not in DIRECTOR_SKILLS:
                 raise ServiceError("未知的导演指令")
             target = _str(form.get("target")).strip()
             amount_text = _str(form.get("amount")).strip()
             amount = int(amount_text) if amount_text else None
-            service.director_command(game_id, Command(DIRECTOR, skill, (target,) if target else (), amount=amount))
+            service.director_command(game_id, Command(DIRECTOR, skill, (target,) if target else (), amount=amount), at)
             return f"已执行：{DIRECTOR_SKILLS[skill]}"
 
         return await god_action(request, game_id, act)
 
     @app.post("/d/g/{game_id}/proxy-vote", response_class=HTMLResponse)
     async def god_proxy(request: Request, game_id: int) -> Response:
-        def act(form: FormData) -> str:
+        def act(form: FormData, at: str) -> str:
             player, target = _str(form.get("player")), _str(form.get("target"))
-            service.proxy_vote(game_id, player, target)
+            service.proxy_vote(game_id, player, target, at)
             return f"已为{player}代投{target}"
 
         return await god_action(request, game_id, act)
 
     @app.post("/d/g/{game_id}/extend", response_class=HTMLResponse)
     async def god_extend(request: Request, game_id: int) -> Response:
-        def act(form: FormData) -> str:
+        def act(form: FormData, at: str) -> str:
             try:
                 minutes = int(_str(form.get("minutes")))
             except ValueError:
                 raise ServiceError("请填写延长的分钟数") from None
-            row = service.extend(game_id, minutes)
+            row = service.extend(game_id, minutes, at)
             return f"{row.label}的时限已调整"
 
         return await god_action(request, game_id, act)
 
     @app.post("/d/g/{game_id}/publish", response_class=HTMLResponse)
     async def god_publish(request: Request, game_id: int) -> Response:
-        def act(form: FormData) -> str:
+        def act(form: FormData, at: str) -> str:
             try:
                 upto = int(_str(form.get("upto")))
             except ValueError:
                 raise ServiceError("请选择要发布的公示") from None
-            n = service.publish(game_id, upto)
+            n = service.publish(game_id, upto, at)
             return f"已发布{n}条公示"
 
         return await god_action(request, game_id, act)
 
     @app.post("/d/g/{game_id}/substitute", response_class=HTMLResponse)
     async def god_substitute(request: Request, game_id: int) -> Response:
-        def act(form: FormData) -> str:
+        def act(form: FormData, at: str) -> str:
             name = _str(form.get("player"))
-            service.substitute(game_id, name)
+            service.substitute(game_id, name, at)
             return f"{name}已换上替补，新链接见下方"
 
         return await god_action(request, game_id, act)
 
     @app.post("/d/g/{game_id}/status", response_class=HTMLResponse)
     async def god_status(request: Request, game_id: int) -> Response:
-        def act(form: FormData) -> str:
+        def act(form: FormData, at: str) -> str:
             action = _str(form.get("action"))
-            service.set_status(game_id, action)
+            service.set_status(game_id, action, at)
             return {"pause": "游戏已暂停", "resume": "游戏已恢复", "end": "游戏已结束"}.get(action, "")
 
         return await god_action(request, game_id, act)
 
     @app.post("/d/g/{game_id}/flags/{flag_id}", response_class=HTMLResponse)
     async def god_flag(request: Request, game_id: int, flag_id: int) -> Response:
-        def act(form: FormData) -> str:
+        def act(form: FormData, at: str) -> str:
             issue = _str(form.get("action")) == "issue"
-            service.resolve_flag(game_id, flag_id, issue)
+            service.resolve_flag(game_id, flag_id, issue, at)
             return "已判罚" if issue else "已忽略"
 
         return await god_action(request, game_id, act)

@@ -295,11 +295,13 @@ class GameService:
             .order_by(CommandRow.seq.desc())
         ).first()
 
-    def submit(self, game_id: int, cmd: Command, source: str = "player") -> list[Event]:
-        """A player's skill or a director's command. Raises ServiceError with the engine's reason."""
+    def submit(self, game_id: int, cmd: Command, source: str = "player", at: str | None = None) -> list[Event]:
+        """A player's skill or a director's command (`at`: the position it is meant for, see
+        `position`). Raises ServiceError with the engine's reason."""
         with self._tx(game_id) as (s, game):
             self._check_running(game)
             state = self.state_of(s, game)
+            self._check_at(game, state, at)
             now = self.clock()
             if source == "player":
                 prior = self._replaceable(s, game, state, cmd)
@@ -319,7 +321,7 @@ class GameService:
         return events
 
     # -- the thread -----------------------------------------------------------------------------
-    def post(self, game_id: int, author: str, text: str, by_director: bool = False) -> Post:
+    def post(self, game_id: int, author: str, text: str, by_director: bool = False, at: str | None = None) -> Post:
         """A post in the 讨论帖; a vote post is also the engine's vote (both or neither are stored)."""
         body = text.strip()
         if not body:
@@ -329,6 +331,7 @@ class GameService:
         with self._tx(game_id) as (s, game):
             self._check_running(game)
             state = self.state_of(s, game)
+            self._check_at(game, state, at)
             rs = self.ruleset(game)
             if state.over:
                 raise ServiceError("游戏已经结束，讨论帖已关闭")
@@ -385,13 +388,13 @@ class GameService:
         if close is not None and close.skill == CLOSE_PHASE and now >= close.due_at - minutes * 60:
             raise ServiceError(f"关门前{minutes // 60 or minutes}{'小时' if minutes >= 60 else '分钟'}不允许{what}")
 
-    def proxy_vote(self, game_id: int, player: str, target: str) -> Post:
+    def proxy_vote(self, game_id: int, player: str, target: str, at: str | None = None) -> Post:
         """代投: the director posts a player's vote (a clear target, no conditions)."""
         with self.lock(game_id):
             _game, state = self.read(game_id)
             label = "改票" if player in state.votes else "投票"
             text = f"{label}对象：{target}\n{label}理由：导演代投"
-            return self.post(game_id, player, text, by_director=True)
+            return self.post(game_id, player, text, by_director=True, at=at)
 
     def group_post(self, game_id: int, author: str, group: str, text: str) -> GroupMessage:
         body = text.strip()
@@ -500,6 +503,43 @@ class GameService:
             game.phase_started_at = anchor
         self._sync_deadlines(s, game, state, anchor)
 
+    @staticmethod
+    def position(state: GameState) -> str:
+        """Where the game stands, as every close and director command names it (`at`): the phase,
+        the night stage, or the pending prompt. The scheduler's deadline keys are the same strings."""
+        label = state.phase.label
+        if state.over:
+            return f"{label}|over"
+        if state.prompts and state.prompt_raised:
+            raised = sum(1 for e in state.log if e.kind == NOTICE and "prompt" in e.data)
+            return f"{label}|prompt|{raised}"
+        if state.settling:
+            return f"{label}|settling"
+        if state.phase.kind == NIGHT:
+            return f"{label}|stage|{state.stage}"
+        return f"{label}|close"
+
+    def _describe(self, game: Game, at: str) -> str:
+        parts = at.split("|")
+        if len(parts) == 3 and parts[1] == "stage" and parts[2].isdigit():
+            stages = self.ruleset(game).night_stages
+            i = int(parts[2])
+            return f"{parts[0]}·{stages[i].name}" if i < len(stages) else parts[0]
+        extra = {"prompt": "（等待回应）", "settling": "（结算中）", "over": "（游戏结束）"}
+        return parts[0] + (extra.get(parts[1], "") if len(parts) > 1 else "")
+
+    def _check_at(self, game: Game, state: GameState, at: str | None) -> None:
+        """A command meant for one phase/stage/prompt is refused once the game has moved on (so a
+        second 立即关门, or one racing the scheduler, never closes the next phase unseen)."""
+        if at is None:
+            return
+        now = self.position(state)
+        if at != now:
+            raise Conflict(
+                f"游戏已经进入{self._describe(game, now)}，这条为{self._describe(game, at)}发出的指令未执行；"
+                "请刷新页面确认后再操作"
+            )
+
     def _wanted(self, game: Game, state: GameState, anchor: float) -> tuple[str, str, str, float] | None:
         """The deadline that should be running now: (key, skill, label, due)."""
         if state.over or game.status == "ended":
@@ -508,12 +548,12 @@ class GameService:
         schedule = game.schedule
         tz = sched.zone(game.timezone)
         label = state.phase.label
+        position = self.position(state)
         if state.prompts and state.prompt_raised:
-            raised = sum(1 for e in state.log if e.kind == NOTICE and "prompt" in e.data)
             head = state.prompts[0]
             key = "prompt_minutes_night" if state.phase.kind == NIGHT else "prompt_minutes_day"
             return (
-                f"{label}|prompt|{raised}",
+                position,
                 PROMPT_TIMEOUT,
                 f"{head.actor}的<{rs.skill_name(head.skill)}>",
                 anchor + int(schedule[key]) * 60,
@@ -522,17 +562,17 @@ class GameService:
             return None
         if state.phase.kind == START:
             return (
-                f"{label}|close",
+                position,
                 CLOSE_PHASE,
                 "开局行动",
                 game.phase_started_at + int(schedule["start_minutes"]) * 60,
             )
         if state.phase.kind == DAY:
-            return f"{label}|close", CLOSE_PHASE, f"{label}关门", sched.day_close(game.phase_started_at, schedule, tz)
+            return position, CLOSE_PHASE, f"{label}关门", sched.day_close(game.phase_started_at, schedule, tz)
         dues = sched.stage_deadlines(game.phase_started_at, schedule, tz)
         i = min(state.stage, len(dues) - 1)
         skill = CLOSE_STAGE if i < len(rs.night_stages) - 1 else CLOSE_PHASE
-        return f"{label}|stage|{i}", skill, f"{label}·{rs.night_stages[i].name}", dues[i]
+        return position, skill, f"{label}·{rs.night_stages[i].name}", dues[i]
 
     def _sync_deadlines(self, s: Session, game: Game, state: GameState, anchor: float) -> None:
         wanted = self._wanted(game, state, anchor)
@@ -606,8 +646,9 @@ class GameService:
                     )
                 )
 
-    def resolve_flag(self, game_id: int, flag_id: int, issue: bool) -> None:
+    def resolve_flag(self, game_id: int, flag_id: int, issue: bool, at: str | None = None) -> None:
         with self._tx(game_id) as (s, game):
+            self._check_at(game, self.state_of(s, game), at)
             flag = s.get(LurkFlag, flag_id)
             if flag is None or flag.game_id != game.id:
                 raise NotFound("没有这条潜水记录")
@@ -654,9 +695,13 @@ class GameService:
             if row is None or row.fired_at is not None or row.cancelled or game.status != "running":
                 return
             state = self.state_of(s, game)
-            wanted = self._wanted(game, state, row.due_at)
             row.fired_at = self.clock()
-            if wanted is None or wanted[0] != row.key:
+            try:
+                self._check_at(game, state, row.key)  # the rule every director command follows
+            except Conflict:
+                row.cancelled = True
+                return
+            if self._wanted(game, state, row.due_at) is None:
                 row.cancelled = True
                 return
             skills = [row.skill] + ([CLOSE_PHASE] if row.skill == CLOSE_STAGE else [])
@@ -677,13 +722,14 @@ class GameService:
             return None if value is None else float(value)
 
     # -- director actions ------------------------------------------------------------------------
-    def director_command(self, game_id: int, cmd: Command) -> list[Event]:
-        return self.submit(game_id, cmd, source="director")
+    def director_command(self, game_id: int, cmd: Command, at: str | None = None) -> list[Event]:
+        return self.submit(game_id, cmd, source="director", at=at)
 
-    def extend(self, game_id: int, minutes: int) -> Deadline:
+    def extend(self, game_id: int, minutes: int, at: str | None = None) -> Deadline:
         if minutes == 0 or abs(minutes) > 60 * 24 * 14:
             raise ServiceError("延长的分钟数不合理")
         with self._tx(game_id) as (s, game):
+            self._check_at(game, self.state_of(s, game), at)
             if game.status == "ended":
                 raise ServiceError("游戏已经结束")
             row = self.current_deadline(s, game.id)
@@ -692,9 +738,10 @@ class GameService:
             row.due_at += minutes * 60
             return row
 
-    def publish(self, game_id: int, upto: int) -> int:
+    def publish(self, game_id: int, upto: int, at: str | None = None) -> int:
         """Publish every pending 公示 up to index `upto`, in order."""
         with self._tx(game_id) as (s, game):
+            self._check_at(game, self.state_of(s, game), at)
             rows = s.scalars(
                 select(Announcement).where(
                     Announcement.game_id == game.id, Announcement.idx <= upto, Announcement.published_at.is_(None)
@@ -707,9 +754,10 @@ class GameService:
                 row.published_at = now
             return len(rows)
 
-    def substitute(self, game_id: int, name: str) -> Seat:
+    def substitute(self, game_id: int, name: str, at: str | None = None) -> Seat:
         """替补: the character keeps its history; the new person gets a new link, the old one stops working."""
         with self._tx(game_id) as (s, game):
+            self._check_at(game, self.state_of(s, game), at)
             if game.status == "ended":
                 raise ServiceError("游戏已经结束")
             seat = s.scalar(select(Seat).where(Seat.game_id == game.id, Seat.name == name, Seat.active.is_(True)))
@@ -723,8 +771,9 @@ class GameService:
             s.flush()
             return new
 
-    def set_status(self, game_id: int, action: str) -> None:
+    def set_status(self, game_id: int, action: str, at: str | None = None) -> None:
         with self._tx(game_id) as (s, game):
+            self._check_at(game, self.state_of(s, game), at)
             now = self.clock()
             if game.status == "ended":
                 raise ServiceError("游戏已经结束")

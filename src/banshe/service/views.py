@@ -287,6 +287,7 @@ def director_page(svc: GameService, game_id: int) -> dict[str, Any]:
         "log": [e for e in v["events"] if e["kind"] != ANNOUNCE],
         "counts": _counts(items, state.phase.label),
         "over": state.over or game.status == "ended",
+        "at": svc.position(state),
     }
 
 

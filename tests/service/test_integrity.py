@@ -1,0 +1,85 @@
+"""No night is skipped, no submission stored twice, one game cannot stop the scheduler (issue 11)."""
+
+from __future__ import annotations
+
+import threading
+
+from sqlalchemy import select
+
+from banshe.service.models import CommandRow
+
+from .conftest import Harness, shanghai
+
+
+def _closes(h: Harness, game: int) -> list[tuple[str, str]]:
+    with h.service.sessions() as s:
+        rows = s.scalars(
+            select(CommandRow).where(CommandRow.game_id == game, CommandRow.skill.in_(["close_phase", "close_stage"]))
+        )
+        return [(r.phase, r.skill) for r in rows]
+
+
+def test_two_directors_pressing_close_together_close_one_phase(harness: Harness) -> None:
+    h = harness
+    h.login()
+    game = h.create_pinming()
+    h.clock.now = shanghai(2026, 12, 1, 11)
+    assert h.service.fire_due() == 1  # 第1天
+    at = h.at(game)
+    assert at == "第1天|close"
+    results: list[tuple[int, str]] = []
+    barrier = threading.Barrier(2)
+
+    def close() -> None:
+        barrier.wait()
+        results.append(h.director(game, "command", skill="close_phase", at=at))
+
+    threads = [threading.Thread(target=close) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    codes = sorted(code for code, _ in results)
+    assert codes == [303, 409], codes
+    refused = next(text for code, text in results if code == 409)
+    assert "游戏已经进入第1夜" in refused and "未执行" in refused
+    assert _closes(h, game) == [("开局", "close_phase"), ("第1天", "close_phase")]
+    _game, state = h.service.read(game)
+    assert state.phase.label == "第1夜" and state.stage == 0
+    # a stale page's 关闭当前夜晚阶段 is refused too, and names where the game is
+    code, text = h.director(game, "command", skill="close_stage", at="第1天|close")
+    assert code == 409 and "第1夜·" in text
+
+
+def test_the_scheduler_and_the_director_closing_together_close_one_phase(harness: Harness) -> None:
+    h = harness
+    h.login()
+    game = h.create_pinming()
+    h.clock.now = shanghai(2026, 12, 1, 11)
+    assert h.service.fire_due() == 1
+    at = h.at(game)  # the director's page shows 第1天 …
+    h.clock.now = shanghai(2026, 12, 2, 21)
+    assert h.service.fire_due() == 1  # … the scheduler closes it first …
+    code, text = h.director(game, "command", skill="close_phase", at=at)  # … then the director presses
+    assert code == 409 and "未执行" in text
+    _game, state = h.service.read(game)
+    assert state.phase.label == "第1夜" and state.stage == 0
+    # and the other way round: the director closes the night stage, the scheduler's stale deadline
+    # for it is dropped (the same position rule), so the next stage is not closed unseen
+    assert h.director(game, "command", skill="close_stage")[0] == 303
+    h.clock.now = shanghai(2026, 12, 2, 22)
+    h.service.fire_due()
+    _game, state = h.service.read(game)
+    assert [c for c in _closes(h, game) if c[0] == "第1夜"][:1] == [("第1夜", "close_stage")]
+    # every director form names its position: a form without one is refused and changes nothing
+    before = len(_closes(h, game))
+    r = h.client.post(f"/d/g/{game}/command", data={"csrf": h.csrf, "skill": "close_phase"}, follow_redirects=False)
+    assert r.status_code == 400 and "缺少阶段标记" in r.text
+    assert len(_closes(h, game)) == before
+    for path, fields in [
+        ("extend", {"minutes": "30"}),
+        ("status", {"action": "pause"}),
+        ("substitute", {"player": "馄饨"}),
+        ("proxy-vote", {"player": "馄饨", "target": "饺子"}),
+    ]:
+        assert h.director(game, path, at="第1天|close", **fields)[0] == 409, path
