@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 
-from sqlalchemy import select
+import pytest
+from sqlalchemy import func, select
 
-from banshe.service.models import CommandRow
+from banshe.service.models import CommandRow, Game
 
-from .conftest import Harness, shanghai
+from .conftest import PINMING_SEATS, Harness, shanghai
 
 
 def _closes(h: Harness, game: int) -> list[tuple[str, str]]:
@@ -83,3 +85,45 @@ def test_the_scheduler_and_the_director_closing_together_close_one_phase(harness
         ("proxy-vote", {"player": "馄饨", "target": "饺子"}),
     ]:
         assert h.director(game, path, at="第1天|close", **fields)[0] == 409, path
+
+
+def test_one_failing_game_does_not_stop_the_other_games_deadlines(
+    harness: Harness, caplog: pytest.LogCaptureFixture
+) -> None:
+    h = harness
+    h.login()
+    broken = h.create_pinming()
+    fine = h.create_pinming()
+    with h.service.sessions() as s:  # a game stored before schedules were bounded
+        game = s.get(Game, broken)
+        assert game is not None
+        game.schedule = {**game.schedule, "min_day_hours": 1_000_000_000}
+        s.commit()
+    h.clock.now = shanghai(2026, 12, 1, 11)
+    with caplog.at_level(logging.ERROR, logger="banshe.scheduler"):
+        assert h.service.fire_due() == 1  # the fine game's 开局 closes; the broken one is skipped
+    assert f"game {broken}" in caplog.text
+    assert h.service.read(fine)[1].phase.label == "第1天"
+    assert h.service.read(broken)[1].phase.label == "开局"
+    assert h.service.fire_due() == 0  # skipped for a while, not retried every tick
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "reason"),
+    [
+        ("min_day_hours", "1000000000", "min_day_hours”应在0到336小时之间"),
+        ("start_minutes", "99999999999999999999999", "start_minutes”必须是整数"),
+        ("prompt_minutes_day", "0", "prompt_minutes_day”应在1到1440分钟之间"),
+        ("stage_0", "9999", "时限应在0到1440分钟之间"),
+        ("timezone", "Asia/" + "x" * 1024, "未知的时区"),
+    ],
+    ids=["day-hours", "huge-int", "prompt-zero", "stage", "timezone"],
+)
+def test_schedule_fields_are_bounded_at_creation(harness: Harness, field: str, value: str, reason: str) -> None:
+    h = harness
+    h.login()
+    lines = "\n".join(f"{n} {r}" for n, r in PINMING_SEATS.items())
+    r = h.client.post("/d/new", data={"csrf": h.csrf, "ruleset": "pinming", "seats": lines, field: value})
+    assert r.status_code == 400 and reason in r.text, r.text[-300:]
+    with h.service.sessions() as s:
+        assert s.scalar(select(func.count(Game.id))) == 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import secrets
 import threading
@@ -54,6 +55,7 @@ from .models import Director, Game, Seat
 from .views import director_page, player_page
 
 HERE = Path(__file__).parent
+sched_log = logging.getLogger("banshe.scheduler")
 LOGIN_COOKIE = "banshe_login"
 DEFAULT_DATABASE_URL = "sqlite:///banshe.sqlite3"
 DIRECTOR_SKILLS = {
@@ -101,8 +103,8 @@ class Scheduler:
     def _tick(self) -> None:
         try:
             self.service.fire_due()
-        except Exception as exc:  # keep serving; the next tick retries
-            print(f"banshe scheduler: {exc!r}", flush=True)
+        except Exception:  # the database itself failed: keep serving, the next tick retries
+            sched_log.exception("scheduler tick failed")
 
     def stop(self) -> None:
         self._stop.set()

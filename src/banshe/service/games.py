@@ -10,6 +10,7 @@ writers can never interleave. Deadlines live in the database and reach the engin
 
 from __future__ import annotations
 
+import logging
 import secrets
 import threading
 import time
@@ -57,7 +58,9 @@ from .models import (
 from .names import check_names
 from .names import key as name_key
 
+log = logging.getLogger("banshe.scheduler")
 MAX_TEXT = 5000
+RETRY_FAILED = 60.0
 CACHE_GAMES = 1000
 EXPORT_FORMAT = "banshe-game"
 
@@ -98,6 +101,7 @@ class GameService:
         self._guard = threading.Lock()
         self._cache: OrderedDict[int, _Cached] = OrderedDict()
         self.versions: dict[int, int] = {}
+        self._failed: dict[int, float] = {}  # game id -> monotonic time its deadlines are tried again
         # SQLite has one writer at a time and its busy handler is unfair under load: queue writers here
         bind = sessions.kw.get("bind")
         single_writer = bind is not None and bind.dialect.name == "sqlite"
@@ -661,9 +665,9 @@ class GameService:
             flag.status = "issued" if issue else "dismissed"
 
     # -- the scheduler ---------------------------------------------------------------------------
-    def due_deadlines(self, now: float) -> list[tuple[int, int]]:
+    def due_deadlines(self, now: float, skip: set[int] | frozenset[int] = frozenset()) -> list[tuple[int, int]]:
         with self.sessions() as s:
-            rows = s.execute(
+            query = (
                 select(Deadline.id, Deadline.game_id)
                 .join(Game, Game.id == Deadline.game_id)
                 .where(
@@ -673,19 +677,34 @@ class GameService:
                     Game.status == "running",
                 )
                 .order_by(Deadline.due_at, Deadline.id)
-            ).all()
+            )
+            if skip:
+                query = query.where(Deadline.game_id.not_in(sorted(skip)))
+            rows = s.execute(query.limit(1)).all()
             return [(int(r[0]), int(r[1])) for r in rows]
 
     def fire_due(self, now: float | None = None) -> int:
         """Fire every passed deadline, oldest first (also those that passed while the service was
-        down); a deadline fired late anchors the next ones at its due time. Returns how many fired."""
+        down); a deadline fired late anchors the next ones at its due time. Returns how many fired.
+
+        Each game's deadline fires on its own: one that fails is logged and its game skipped (until
+        RETRY_FAILED seconds have passed), so no game can stop the others' deadlines."""
         fired = 0
+        wall = time.monotonic()
+        skip = {g for g, until in self._failed.items() if until > wall}
         for _ in range(10000):
-            due = self.due_deadlines(self.clock() if now is None else now)
+            due = self.due_deadlines(self.clock() if now is None else now, skip)
             if not due:
                 break
             deadline_id, game_id = due[0]
-            self._fire(game_id, deadline_id)
+            try:
+                self._fire(game_id, deadline_id)
+            except Exception:
+                log.exception("game %s: deadline %s failed; the game is skipped for now", game_id, deadline_id)
+                self._failed[game_id] = time.monotonic() + RETRY_FAILED
+                skip.add(game_id)
+                continue
+            self._failed.pop(game_id, None)
             fired += 1
         return fired
 
