@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import logging
+import re
 import threading
 
 import pytest
 from sqlalchemy import func, select
 
-from banshe.service.models import CommandRow, Game
+from banshe.service.models import CommandRow, Game, GroupMessage, Post, Submission
 
 from .conftest import PINMING_SEATS, Harness, shanghai
 
@@ -127,3 +128,47 @@ def test_schedule_fields_are_bounded_at_creation(harness: Harness, field: str, v
     assert r.status_code == 400 and reason in r.text, r.text[-300:]
     with h.service.sessions() as s:
         assert s.scalar(select(func.count(Game.id))) == 0
+
+
+IDEM_RE = re.compile(r'name="idem" value="([^"]+)"')
+
+
+def test_a_resent_submission_is_stored_once_and_gets_the_original_result(harness: Harness) -> None:
+    h = harness
+    h.login()
+    game = h.create_pinming()
+    links = h.links(game)
+    h.clock.now = shanghai(2026, 12, 1, 11)
+    assert h.service.fire_due() == 1
+    token = links["饺子"]
+    keys = IDEM_RE.findall(h.client.get(f"/p/{token}/thread").text)
+    assert len(keys) == len(set(keys)) >= 3  # one fresh key per rendered form
+    vote = {"csrf": h.player_csrf(token), "text": "投票对象：包子\n投票理由：x", "idem": keys[0]}
+    first = h.client.post(f"/p/{token}/post", data=vote, follow_redirects=False)
+    again = h.client.post(f"/p/{token}/post", data=vote, follow_redirects=False)
+    assert first.status_code == again.status_code == 303
+    assert first.headers["location"] == again.headers["location"]
+    with h.service.sessions() as s:
+        assert s.scalar(select(func.count(Post.id)).where(Post.game_id == game)) == 1
+        assert s.scalar(select(func.count(CommandRow.id)).where(CommandRow.game_id == game)) == 2
+    # a wolf's group message, and a director's close, resent
+    wolf = links["汤圆"]
+    key = IDEM_RE.findall(h.client.get(f"/p/{wolf}").text)[0]
+    msg = {"csrf": h.player_csrf(wolf), "group": "wolves", "text": "今晚刀谁", "idem": key}
+    for _ in range(2):
+        assert h.client.post(f"/p/{wolf}/group", data=msg, follow_redirects=False).status_code == 303
+    with h.service.sessions() as s:
+        assert s.scalar(select(func.count(GroupMessage.id)).where(GroupMessage.game_id == game)) == 1
+    god = h.client.get(f"/d/g/{game}").text
+    key = IDEM_RE.findall(god)[1]  # the 立即关门结算 form
+    close = {"csrf": h.csrf, "at": h.at(game), "skill": "close_phase", "idem": key}
+    first = h.client.post(f"/d/g/{game}/command", data=close, follow_redirects=False)
+    again = h.client.post(f"/d/g/{game}/command", data=close, follow_redirects=False)
+    assert first.status_code == again.status_code == 303
+    assert first.headers["location"] == again.headers["location"]
+    assert _closes(h, game) == [("开局", "close_phase"), ("第1天", "close_phase")]
+    # a refused submission stores no key: the same form may be sent again once it can pass
+    bad = {"csrf": h.player_csrf(token), "text": "投票对象：无名氏\n投票理由：x", "idem": keys[1]}
+    assert h.client.post(f"/p/{token}/post", data=bad, follow_redirects=False).status_code == 400
+    with h.service.sessions() as s:
+        assert s.scalar(select(func.count(Submission.id)).where(Submission.game_id == game)) == 3

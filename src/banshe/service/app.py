@@ -48,6 +48,7 @@ from ..engine.commands import (
 from ..engine.registry import all_rulesets, find_ruleset
 from ..engine.ruleset import FREE_TEXT, MANY_TARGETS, NO_TARGET, YES_NO
 from . import auth, security
+from . import idempotency as idem
 from . import schedule as sched
 from .db import make_engine, migrate, session_factory
 from .games import GameService, NotFound, ServiceError
@@ -146,6 +147,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
     templates = Jinja2Templates(directory=HERE / "templates")
     templates.env.globals["local_time"] = lambda ts, tz: sched.local_text(ts, sched.zone(tz))
     templates.env.globals["quote"] = quote
+    templates.env.globals["form_key"] = idem.new_key  # a fresh idempotency key per rendered form
     templates.env.globals["ruleset_name"] = lambda rid: find_ruleset(rid).name
 
     def render(request: Request, name: str, ctx: dict[str, Any], status: int = 200) -> HTMLResponse:
@@ -367,7 +369,8 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
         try:
             if not at:
                 raise ServiceError("表单缺少阶段标记，请刷新页面后重试")
-            done = await run_in_threadpool(act, form, at)
+            key = _str(form.get(idem.KEY_FIELD))
+            done = await run_in_threadpool(service.once, game_id, key, lambda: act(form, at))
         except ServiceError as exc:
             return await run_in_threadpool(god, request, director, csrf, game_id, exc.reason, exc.status)
         except ValueError as exc:
@@ -538,7 +541,8 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
     async def player_action(request: Request, token: str, page: str, act: Callable[[Seat, FormData], str]) -> Response:
         seat, form = await player_form(request, token)
         try:
-            done = await run_in_threadpool(act, seat, form)
+            key = _str(form.get(idem.KEY_FIELD))
+            done = await run_in_threadpool(service.once, seat.game_id, key, lambda: act(seat, form))
         except ServiceError as exc:
             return await run_in_threadpool(player, request, token, page, exc.reason, exc.status)
         suffix = "" if page == "me" else "/thread"

@@ -42,6 +42,7 @@ from ..engine.model import DAY, NIGHT, START, GameState
 from ..engine.registry import find_ruleset, get_ruleset
 from ..engine.ruleset import Ruleset
 from ..forum import VoteFormatError, parse_vote
+from . import idempotency as idem
 from . import schedule as sched
 from .models import (
     Announcement,
@@ -54,6 +55,7 @@ from .models import (
     PlayerRequest,
     Post,
     Seat,
+    Submission,
 )
 from .names import check_names
 from .names import key as name_key
@@ -124,12 +126,29 @@ class GameService:
                 game = s.get(Game, game_id)
                 if game is None:
                     raise NotFound("没有这局游戏")
-                yield s, game
+                pending = idem.CURRENT.get()
+                if pending is not None and pending.game_id == game_id and not pending.used:
+                    pending.used = True
+                    done = s.scalar(
+                        select(Submission).where(Submission.game_id == game_id, Submission.key == pending.key)
+                    )
+                    if done is not None:
+                        raise idem.AlreadyDone(done.result or idem.DONE_BEFORE)
+                    row = Submission(game_id=game_id, key=pending.key, result="", created_at=self.clock())
+                    s.add(row)
+                    yield s, game
+                    s.flush()
+                    pending.stored_id = row.id
+                else:
+                    yield s, game
                 s.commit()
             except IntegrityError as exc:
                 s.rollback()
                 self._cache.pop(game_id, None)
                 raise Conflict("另一个提交同时到达，请重试") from exc
+            except idem.AlreadyDone:
+                s.rollback()
+                raise
             except ServiceError:
                 # a refusal: the engine validates before it changes anything, so the cache stays good
                 s.rollback()
@@ -141,6 +160,29 @@ class GameService:
             finally:
                 s.close()
             self.versions[game_id] = self.versions.get(game_id, 0) + 1
+
+    def once(self, game_id: int, key: str, act: Callable[[], str]) -> str:
+        """Run `act` (a submission answering a result text) at most once per form key; a resend of
+        a stored one answers its original result (see idempotency.py)."""
+        if not key:
+            return act()
+        if not idem.valid(key):
+            raise ServiceError("表单标识无效，请刷新页面后重试")
+        pending = idem.Pending(game_id, key)
+        token = idem.CURRENT.set(pending)
+        try:
+            result = act()
+        except idem.AlreadyDone as done:
+            return done.result
+        finally:
+            idem.CURRENT.reset(token)
+        if pending.stored_id is not None:  # the result text, for a resend (best effort: the key is stored)
+            with self.sessions() as s:
+                row = s.get(Submission, pending.stored_id)
+                if row is not None:
+                    row.result = result[:200]
+                    s.commit()
+        return result
 
     def _remember(self, game_id: int, cached: _Cached) -> None:
         """Keep the states of the most recently used games (older ones replay again when needed)."""
