@@ -58,6 +58,7 @@ from .views import director_page, player_page
 HERE = Path(__file__).parent
 sched_log = logging.getLogger("banshe.scheduler")
 LOGIN_COOKIE = "banshe_login"
+LOGIN_WINDOW = 15 * 60.0
 DEFAULT_DATABASE_URL = "sqlite:///banshe.sqlite3"
 DIRECTOR_SKILLS = {
     CLOSE_STAGE: "关闭当前夜晚阶段",
@@ -79,12 +80,19 @@ class Settings:
     sse_max_seconds: float = 300.0
     start_scheduler: bool = True
     scheduler_interval: float = 1.0
+    trusted_proxies: str = ""  # reverse proxies whose X-Forwarded-For / -Proto are believed
+    session_hours: float = auth.SESSION_LIFETIME / 3600
+    login_failures_per_account: int = 10  # per 15 minutes
+    login_failures_per_client: int = 30
+    hash_slots: int = 4  # concurrent argon2 hashes (64 MiB each)
 
     @staticmethod
     def from_env() -> Settings:
         return Settings(
             database_url=os.environ.get("BANSHE_DATABASE_URL", DEFAULT_DATABASE_URL),
             sse_max_seconds=float(os.environ.get("BANSHE_SSE_SECONDS", "300")),
+            trusted_proxies=os.environ.get("BANSHE_TRUSTED_PROXIES", ""),
+            session_hours=float(os.environ.get("BANSHE_SESSION_HOURS", str(auth.SESSION_LIFETIME / 3600))),
         )
 
 
@@ -122,6 +130,12 @@ class NeedLogin(Exception):
 
 def create_app(settings: Settings | None = None, clock: Callable[[], float] | None = None) -> FastAPI:
     settings = settings or Settings.from_env()
+    proxies = security.parse_proxies(settings.trusted_proxies)
+    now = clock or time.time
+    lifetime = settings.session_hours * 3600
+    per_account = security.RateLimiter(settings.login_failures_per_account, LOGIN_WINDOW, now)
+    per_client = security.RateLimiter(settings.login_failures_per_client, LOGIN_WINDOW, now)
+    hash_gate = security.HashGate(settings.hash_slots)
     engine = make_engine(settings.database_url)
     migrate(engine)
     sessions = session_factory(engine)
@@ -178,7 +192,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
     # -- director session --------------------------------------------------------------------
     def director_of(request: Request) -> tuple[Director, str]:
         with sessions() as s:
-            ws = auth.session_of(s, request.cookies.get(auth.SESSION_COOKIE))
+            ws = auth.session_of(s, request.cookies.get(auth.SESSION_COOKIE), now(), lifetime)
             if ws is None:
                 raise NeedLogin()
             director = s.get(Director, ws.director_id)
@@ -211,42 +225,61 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
     def home(request: Request) -> Response:
         return RedirectResponse("/d", status_code=303)
 
-    @app.get("/login", response_class=HTMLResponse)
-    def login_page(request: Request, next: str = "/d", error: str = "", status: int = 200) -> Response:
+    def secure(request: Request) -> bool:
+        return security.is_https(request, proxies)
+
+    def login_form(request: Request, nxt: str, error: str = "", status: int = 200) -> Response:
         # login CSRF: a double-submit token, in a cookie and in the form
-        token = request.cookies.get(LOGIN_COOKIE) or secrets.token_urlsafe(16)
-        resp = render(request, "login.html", {"next": next, "error": error, "csrf": token}, status)
-        resp.set_cookie(LOGIN_COOKIE, token, httponly=True, samesite="strict", max_age=3600)
+        token = request.cookies.get(LOGIN_COOKIE) or ""
+        if not (16 <= len(token) <= 64):
+            token = secrets.token_urlsafe(16)
+        resp = render(request, "login.html", {"next": safe_next(nxt), "error": error, "csrf": token}, status)
+        resp.set_cookie(LOGIN_COOKIE, token, httponly=True, samesite="strict", max_age=3600, secure=secure(request))
         return resp
+
+    @app.get("/login", response_class=HTMLResponse)
+    def login_page(request: Request, next: str = "/d") -> Response:
+        return login_form(request, next)
 
     @app.post("/login", response_class=HTMLResponse)
     async def login_post(request: Request) -> Response:
         form = await request.form()
-        nxt = _str(form.get("next")) or "/d"
-        if not nxt.startswith("/") or nxt.startswith("//"):
-            nxt = "/d"
+        nxt = safe_next(_str(form.get("next")))
         cookie = request.cookies.get(LOGIN_COOKIE)
         if not cookie or not auth.same(_str(form.get("csrf")), cookie):
             raise _Csrf()
+        username = _str(form.get("username")).strip()
+        client = "client:" + security.client_address(request, proxies)
+        account = "account:" + username.casefold()
+        # failed logins are limited per account and per client, checked before any hashing
+        wait = max(per_account.blocked(account), per_client.blocked(client))
+        if wait:
+            return login_form(request, nxt, security.wait_text(wait), 429)
 
-        def check(username: str, password: str) -> str | None:
-            with sessions() as s:
-                ws = auth.login(s, username, password)  # argon2: off the event loop
+        def check(password: str) -> str | None:
+            with hash_gate, sessions() as s:  # argon2: off the event loop, a bounded number at once
+                ws = auth.login(s, username, password, now())
                 s.commit()
                 return None if ws is None else ws.token
 
-        token = await run_in_threadpool(check, _str(form.get("username")), _str(form.get("password")))
+        token = await run_in_threadpool(check, _str(form.get("password")))
         if token is None:
-            return login_page(request, nxt, "用户名或密码错误", 401)
+            per_account.hit(account)
+            per_client.hit(client)
+            return login_form(request, nxt, "用户名或密码错误", 401)
+        per_account.reset(account)
         resp = RedirectResponse(nxt, status_code=303)
-        resp.set_cookie(auth.SESSION_COOKIE, token, httponly=True, samesite="lax", max_age=30 * 24 * 3600)
+        # the server decides the session's life (renewed on use); the cookie outlives it
+        resp.set_cookie(
+            auth.SESSION_COOKIE, token, httponly=True, samesite="lax", max_age=400 * 24 * 3600, secure=secure(request)
+        )
         return resp
 
     @app.post("/logout")
     async def logout(request: Request) -> Response:
         _director, _csrf, _form = await director_form(request)
         with sessions() as s:
-            ws = auth.session_of(s, request.cookies.get(auth.SESSION_COOKIE))
+            ws = auth.session_of(s, request.cookies.get(auth.SESSION_COOKIE), now(), lifetime)
             if ws is not None:
                 s.delete(ws)
                 s.commit()
@@ -636,6 +669,13 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
 
 
 # -- form parsing -------------------------------------------------------------------------------
+def safe_next(nxt: str) -> str:
+    """Where to go after login: a path on this site only (no open redirect)."""
+    if not nxt.startswith("/") or nxt.startswith("//") or "\\" in nxt or len(nxt) > 500 or not nxt.isprintable():
+        return "/d"
+    return nxt
+
+
 def _str(value: Any) -> str:
     return value if isinstance(value, str) else ""
 

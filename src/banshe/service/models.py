@@ -35,6 +35,7 @@ class WebSession(Base):
     director_id: Mapped[int] = mapped_column(ForeignKey("directors.id"))
     csrf: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[float] = mapped_column(Float)
+    last_used_at: Mapped[float | None] = mapped_column(Float, nullable=True)
 
 
 class Game(Base):
