@@ -53,7 +53,7 @@ from . import schedule as sched
 from .db import make_engine, migrate, session_factory
 from .games import GameService, NotFound, ServiceError
 from .models import Director, Game, Seat
-from .views import director_page, player_page
+from .views import director_page, player_page, viewer_version
 
 HERE = Path(__file__).parent
 sched_log = logging.getLogger("banshe.scheduler")
@@ -78,6 +78,7 @@ DIRECTOR_SKILLS = {
 class Settings:
     database_url: str = DEFAULT_DATABASE_URL
     sse_max_seconds: float = 300.0
+    sse_recheck_seconds: float = 10.0
     start_scheduler: bool = True
     scheduler_interval: float = 1.0
     trusted_proxies: str = ""  # reverse proxies whose X-Forwarded-For / -Proto are believed
@@ -502,7 +503,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
     async def god_events(request: Request, game_id: int) -> Response:
         director, _csrf = director_of(request)
         owned(director, game_id)
-        return sse(request, game_id)
+        return sse(request, game_id, lambda: str(service.version(game_id)))  # the director sees all
 
     def review(request: Request, game_id: int, allowed: bool) -> Response:
         ctx = director_page(service, game_id)
@@ -516,11 +517,10 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
 
     def player(request: Request, token: str, page: str, error: str = "", status: int = 200) -> Response:
         seat = seat_of(token)
-        version = service.version(seat.game_id)
         ctx = player_page(service, seat)
         ctx.update(
             {
-                "version": version,
+                "version": viewer_version(ctx),
                 "token": token,
                 "csrf": auth.player_csrf(secret, token),
                 "error": error,
@@ -546,7 +546,11 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
     @app.get("/p/{token}/events")
     async def player_events(request: Request, token: str) -> Response:
         seat = seat_of(token)
-        return sse(request, seat.game_id)
+
+        def version() -> str:  # raises NotFound once the link died (替补): the stream ends
+            return viewer_version(player_page(service, seat_of(token)))
+
+        return sse(request, seat.game_id, version)
 
     @app.get("/p/{token}/state.json")
     def player_state(request: Request, token: str) -> Response:
@@ -648,16 +652,29 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
         return await player_action(request, token, "thread", act)
 
     # -- live updates ----------------------------------------------------------------------------
-    def sse(request: Request, game_id: int) -> StreamingResponse:
+    def sse(request: Request, game_id: int, version: Callable[[], str]) -> StreamingResponse:
+        """Live updates: `version()` is what THIS viewer can see, digested; a message goes out only
+        when it changes. The per-game change counter only says when to look again (it is never sent),
+        and the viewer's version is looked at every sse_recheck_seconds too (other processes' writes,
+        a dead link). A link that dies (替补) ends its stream with a `gone` event."""
+
         async def stream() -> AsyncIterator[str]:
-            last = -1
+            sent: str | None = None
+            looked, looked_at = -1, 0.0
             started = time.monotonic()
             yield "retry: 2000\n\n"
             while True:
-                current = service.version(game_id)
-                if current != last:
-                    last = current
-                    yield f"event: update\ndata: {current}\n\n"
+                changes = service.version(game_id)
+                if changes != looked or time.monotonic() - looked_at >= settings.sse_recheck_seconds:
+                    looked, looked_at = changes, time.monotonic()
+                    try:
+                        current = await run_in_threadpool(version)
+                    except NotFound:
+                        yield "event: gone\ndata: 链接已停用\n\n"
+                        return
+                    if current != sent:
+                        sent = current
+                        yield f"event: update\ndata: {current}\n\n"
                 if time.monotonic() - started >= settings.sse_max_seconds or await request.is_disconnected():
                     return
                 await asyncio.sleep(0.5)

@@ -6,7 +6,9 @@ plus the service's own records (posts, group messages, deadlines, which 公示 a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from sqlalchemy import select
@@ -297,3 +299,20 @@ def _counts(items: list[ThreadItem], phase: str) -> dict[str, int]:
         if i.kind == "post" and i.phase == phase and not i.by_director:
             counts[i.author] = counts.get(i.author, 0) + 1
     return counts
+
+
+def viewer_version(ctx: dict[str, Any]) -> str:
+    """A digest of everything a player's pages show him (from `player_page`): what his pages and
+    live stream carry as their version, so it changes only when what HE can see changes (a
+    per-game counter bumped by hidden actions would let a villager count the wolves' messages)."""
+    seen = {
+        "v": ctx["v"],
+        "actions": [asdict(a) for a in ctx["actions"]],
+        "deadline": ctx["deadline"],
+        "items": [asdict(i) for i in ctx["items"]],
+        "chats": {g: [(m.author, m.phase, m.text) for m in rows] for g, rows in ctx["chats"].items()},
+        "status": ctx["game"].status,
+        "flags": [ctx["over"], ctx["can_post"], ctx["is_day"], ctx["post_count"]],
+    }
+    raw = json.dumps(seen, ensure_ascii=False, sort_keys=True, default=str)
+    return hashlib.sha256(raw.encode()).hexdigest()[:20]

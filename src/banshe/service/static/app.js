@@ -38,6 +38,8 @@
       });
     });
     var source = new EventSource(live.dataset.sse);
+    // the link was replaced (替补): stop listening and show the server's page for it
+    source.addEventListener("gone", function () { source.close(); window.location.reload(); });
     source.addEventListener("update", function (ev) {
       if (seen === null) { seen = ev.data; return; }
       if (ev.data === seen) return;
