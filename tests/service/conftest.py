@@ -50,6 +50,7 @@ PINMING_SEATS = {
 }
 WOLVES = ["汤圆", "月饼", "春卷", "麻花"]
 CSRF_RE = re.compile(r'name="csrf-token" content="([^"]+)"')
+AT_RE = re.compile(r'name="at" value="([^"]+)"')
 
 
 class FakeClock:
@@ -182,8 +183,15 @@ class Harness:
         r = self.client.post(f"/p/{token}/post", data=data, follow_redirects=False)
         return r.status_code, r.text
 
+    def at(self, game_id: int) -> str:
+        """The position (phase/stage/prompt) the god page names in its forms."""
+        m = AT_RE.search(self.client.get(f"/d/g/{game_id}").text)
+        return m.group(1) if m else ""
+
     def director(self, game_id: int, path: str, **fields: str) -> tuple[int, str]:
-        r = self.client.post(f"/d/g/{game_id}/{path}", data={"csrf": self.csrf, **fields}, follow_redirects=False)
+        """A director form as the god page sends it (naming the position it shows, unless given)."""
+        data = {"csrf": self.csrf, "at": fields.pop("at", None) or self.at(game_id), **fields}
+        r = self.client.post(f"/d/g/{game_id}/{path}", data=data, follow_redirects=False)
         return r.status_code, r.text
 
     def state(self, token: str) -> dict[str, object]:

@@ -47,15 +47,18 @@ from ..engine.commands import (
 )
 from ..engine.registry import all_rulesets, find_ruleset
 from ..engine.ruleset import FREE_TEXT, MANY_TARGETS, NO_TARGET, YES_NO
-from . import auth
+from . import auth, security
+from . import idempotency as idem
 from . import schedule as sched
 from .db import make_engine, migrate, session_factory
 from .games import GameService, NotFound, ServiceError
 from .models import Director, Game, Seat
-from .views import director_page, player_page
+from .views import director_page, player_page, viewer_version
 
 HERE = Path(__file__).parent
+sched_log = logging.getLogger("banshe.scheduler")
 LOGIN_COOKIE = "banshe_login"
+LOGIN_WINDOW = 15 * 60.0
 DEFAULT_DATABASE_URL = "sqlite:///banshe.sqlite3"
 DIRECTOR_SKILLS = {
     CLOSE_STAGE: "关闭当前夜晚阶段",
@@ -75,18 +78,25 @@ DIRECTOR_SKILLS = {
 class Settings:
     database_url: str = DEFAULT_DATABASE_URL
     sse_max_seconds: float = 300.0
+    sse_recheck_seconds: float = 10.0
     start_scheduler: bool = True
     scheduler_interval: float = 1.0
+    trusted_proxies: str = ""  # reverse proxies whose X-Forwarded-For / -Proto are believed
+    session_hours: float = auth.SESSION_LIFETIME / 3600
+    login_failures_per_account: int = 10  # per 15 minutes
+    login_failures_per_client: int = 30
+    hash_slots: int = 4  # concurrent argon2 hashes (64 MiB each)
 
     @staticmethod
     def from_env() -> Settings:
         return Settings(
             database_url=os.environ.get("BANSHE_DATABASE_URL", DEFAULT_DATABASE_URL),
             sse_max_seconds=float(os.environ.get("BANSHE_SSE_SECONDS", "300")),
+            trusted_proxies=os.environ.get("BANSHE_TRUSTED_PROXIES", ""),
+            session_hours=float(os.environ.get("BANSHE_SESSION_HOURS", str(auth.SESSION_LIFETIME / 3600))),
         )
 
 
-log = logging.getLogger("banshe.service")
 
 
 class Scheduler:
@@ -105,8 +115,8 @@ class Scheduler:
     def _tick(self) -> None:
         try:
             self.service.fire_due()
-        except Exception as exc:  # keep serving; the next tick retries
-            log.exception("时限调度出错（下一轮重试）：%r", exc)
+        except Exception:  # the database itself failed: keep serving, the next tick retries
+            sched_log.exception("scheduler tick failed")
 
     def stop(self) -> None:
         self._stop.set()
@@ -123,6 +133,12 @@ class NeedLogin(Exception):
 
 def create_app(settings: Settings | None = None, clock: Callable[[], float] | None = None) -> FastAPI:
     settings = settings or Settings.from_env()
+    proxies = security.parse_proxies(settings.trusted_proxies)
+    now = clock or time.time
+    lifetime = settings.session_hours * 3600
+    per_account = security.RateLimiter(settings.login_failures_per_account, LOGIN_WINDOW, now)
+    per_client = security.RateLimiter(settings.login_failures_per_client, LOGIN_WINDOW, now)
+    hash_gate = security.HashGate(settings.hash_slots)
     engine = make_engine(settings.database_url)
     migrate(engine)
     sessions = session_factory(engine)
@@ -143,10 +159,12 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
     app.state.service = service
     app.state.engine = engine
     app.state.settings = settings
+    app.add_middleware(security.HeadersMiddleware)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     templates = Jinja2Templates(directory=HERE / "templates")
     templates.env.globals["local_time"] = lambda ts, tz: sched.local_text(ts, sched.zone(tz))
     templates.env.globals["quote"] = quote
+    templates.env.globals["form_key"] = idem.new_key  # a fresh idempotency key per rendered form
     templates.env.globals["ruleset_name"] = lambda rid: find_ruleset(rid).name
 
     def render(request: Request, name: str, ctx: dict[str, Any], status: int = 200) -> HTMLResponse:
@@ -177,7 +195,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
     # -- director session --------------------------------------------------------------------
     def director_of(request: Request) -> tuple[Director, str]:
         with sessions() as s:
-            ws = auth.session_of(s, request.cookies.get(auth.SESSION_COOKIE))
+            ws = auth.session_of(s, request.cookies.get(auth.SESSION_COOKIE), now(), lifetime)
             if ws is None:
                 raise NeedLogin()
             director = s.get(Director, ws.director_id)
@@ -210,42 +228,61 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
     def home(request: Request) -> Response:
         return RedirectResponse("/d", status_code=303)
 
-    @app.get("/login", response_class=HTMLResponse)
-    def login_page(request: Request, next: str = "/d", error: str = "", status: int = 200) -> Response:
+    def secure(request: Request) -> bool:
+        return security.is_https(request, proxies)
+
+    def login_form(request: Request, nxt: str, error: str = "", status: int = 200) -> Response:
         # login CSRF: a double-submit token, in a cookie and in the form
-        token = request.cookies.get(LOGIN_COOKIE) or secrets.token_urlsafe(16)
-        resp = render(request, "login.html", {"next": next, "error": error, "csrf": token}, status)
-        resp.set_cookie(LOGIN_COOKIE, token, httponly=True, samesite="strict", max_age=3600)
+        token = request.cookies.get(LOGIN_COOKIE) or ""
+        if not (16 <= len(token) <= 64):
+            token = secrets.token_urlsafe(16)
+        resp = render(request, "login.html", {"next": safe_next(nxt), "error": error, "csrf": token}, status)
+        resp.set_cookie(LOGIN_COOKIE, token, httponly=True, samesite="strict", max_age=3600, secure=secure(request))
         return resp
+
+    @app.get("/login", response_class=HTMLResponse)
+    def login_page(request: Request, next: str = "/d") -> Response:
+        return login_form(request, next)
 
     @app.post("/login", response_class=HTMLResponse)
     async def login_post(request: Request) -> Response:
         form = await request.form()
-        nxt = _str(form.get("next")) or "/d"
-        if not nxt.startswith("/") or nxt.startswith("//"):
-            nxt = "/d"
+        nxt = safe_next(_str(form.get("next")))
         cookie = request.cookies.get(LOGIN_COOKIE)
         if not cookie or not auth.same(_str(form.get("csrf")), cookie):
             raise _Csrf()
+        username = _str(form.get("username")).strip()
+        client = "client:" + security.client_address(request, proxies)
+        account = "account:" + username.casefold()
+        # failed logins are limited per account and per client, checked before any hashing
+        wait = max(per_account.blocked(account), per_client.blocked(client))
+        if wait:
+            return login_form(request, nxt, security.wait_text(wait), 429)
 
-        def check(username: str, password: str) -> str | None:
-            with sessions() as s:
-                ws = auth.login(s, username, password)  # argon2: off the event loop
+        def check(password: str) -> str | None:
+            with hash_gate, sessions() as s:  # argon2: off the event loop, a bounded number at once
+                ws = auth.login(s, username, password, now())
                 s.commit()
                 return None if ws is None else ws.token
 
-        token = await run_in_threadpool(check, _str(form.get("username")), _str(form.get("password")))
+        token = await run_in_threadpool(check, _str(form.get("password")))
         if token is None:
-            return login_page(request, nxt, "用户名或密码错误", 401)
+            per_account.hit(account)
+            per_client.hit(client)
+            return login_form(request, nxt, "用户名或密码错误", 401)
+        per_account.reset(account)
         resp = RedirectResponse(nxt, status_code=303)
-        resp.set_cookie(auth.SESSION_COOKIE, token, httponly=True, samesite="lax", max_age=30 * 24 * 3600)
+        # the server decides the session's life (renewed on use); the cookie outlives it
+        resp.set_cookie(
+            auth.SESSION_COOKIE, token, httponly=True, samesite="lax", max_age=400 * 24 * 3600, secure=secure(request)
+        )
         return resp
 
     @app.post("/logout")
     async def logout(request: Request) -> Response:
         _director, _csrf, _form = await director_form(request)
         with sessions() as s:
-            ws = auth.session_of(s, request.cookies.get(auth.SESSION_COOKIE))
+            ws = auth.session_of(s, request.cookies.get(auth.SESSION_COOKIE), now(), lifetime)
             if ws is not None:
                 s.delete(ws)
                 s.commit()
@@ -363,11 +400,15 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
         director, csrf = director_of(request)
         return god(request, director, csrf, game_id)
 
-    async def god_action(request: Request, game_id: int, act: Callable[[FormData], str]) -> Response:
+    async def god_action(request: Request, game_id: int, act: Callable[[FormData, str], str]) -> Response:
         director, csrf, form = await director_form(request)
         await run_in_threadpool(owned, director, game_id)
+        at = _str(form.get("at"))  # the phase/stage/prompt the page showed: refused once the game moved on
         try:
-            done = await run_in_threadpool(act, form)
+            if not at:
+                raise ServiceError("表单缺少阶段标记，请刷新页面后重试")
+            key = _str(form.get(idem.KEY_FIELD))
+            done = await run_in_threadpool(service.once, game_id, key, lambda: act(form, at))
         except ServiceError as exc:
             return await run_in_threadpool(god, request, director, csrf, game_id, exc.reason, exc.status)
         except ValueError as exc:
@@ -376,74 +417,74 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
 
     @app.post("/d/g/{game_id}/command", response_class=HTMLResponse)
     async def god_command(request: Request, game_id: int) -> Response:
-        def act(form: FormData) -> str:
+        def act(form: FormData, at: str) -> str:
             skill = _str(form.get("skill"))
             if skill not in DIRECTOR_SKILLS:
                 raise ServiceError("未知的导演指令")
             target = _str(form.get("target")).strip()
             amount_text = _str(form.get("amount")).strip()
             amount = int(amount_text) if amount_text else None
-            service.director_command(game_id, Command(DIRECTOR, skill, (target,) if target else (), amount=amount))
+            service.director_command(game_id, Command(DIRECTOR, skill, (target,) if target else (), amount=amount), at)
             return f"已执行：{DIRECTOR_SKILLS[skill]}"
 
         return await god_action(request, game_id, act)
 
     @app.post("/d/g/{game_id}/proxy-vote", response_class=HTMLResponse)
     async def god_proxy(request: Request, game_id: int) -> Response:
-        def act(form: FormData) -> str:
+        def act(form: FormData, at: str) -> str:
             player, target = _str(form.get("player")), _str(form.get("target"))
-            service.proxy_vote(game_id, player, target)
+            service.proxy_vote(game_id, player, target, at)
             return f"已为{player}代投{target}"
 
         return await god_action(request, game_id, act)
 
     @app.post("/d/g/{game_id}/extend", response_class=HTMLResponse)
     async def god_extend(request: Request, game_id: int) -> Response:
-        def act(form: FormData) -> str:
+        def act(form: FormData, at: str) -> str:
             try:
                 minutes = int(_str(form.get("minutes")))
             except ValueError:
                 raise ServiceError("请填写延长的分钟数") from None
-            row = service.extend(game_id, minutes)
+            row = service.extend(game_id, minutes, at)
             return f"{row.label}的时限已调整"
 
         return await god_action(request, game_id, act)
 
     @app.post("/d/g/{game_id}/publish", response_class=HTMLResponse)
     async def god_publish(request: Request, game_id: int) -> Response:
-        def act(form: FormData) -> str:
+        def act(form: FormData, at: str) -> str:
             try:
                 upto = int(_str(form.get("upto")))
             except ValueError:
                 raise ServiceError("请选择要发布的公示") from None
-            n = service.publish(game_id, upto)
+            n = service.publish(game_id, upto, at)
             return f"已发布{n}条公示"
 
         return await god_action(request, game_id, act)
 
     @app.post("/d/g/{game_id}/substitute", response_class=HTMLResponse)
     async def god_substitute(request: Request, game_id: int) -> Response:
-        def act(form: FormData) -> str:
+        def act(form: FormData, at: str) -> str:
             name = _str(form.get("player"))
-            service.substitute(game_id, name)
+            service.substitute(game_id, name, at)
             return f"{name}已换上替补，新链接见下方"
 
         return await god_action(request, game_id, act)
 
     @app.post("/d/g/{game_id}/status", response_class=HTMLResponse)
     async def god_status(request: Request, game_id: int) -> Response:
-        def act(form: FormData) -> str:
+        def act(form: FormData, at: str) -> str:
             action = _str(form.get("action"))
-            service.set_status(game_id, action)
+            service.set_status(game_id, action, at)
             return {"pause": "游戏已暂停", "resume": "游戏已恢复", "end": "游戏已结束"}.get(action, "")
 
         return await god_action(request, game_id, act)
 
     @app.post("/d/g/{game_id}/flags/{flag_id}", response_class=HTMLResponse)
     async def god_flag(request: Request, game_id: int, flag_id: int) -> Response:
-        def act(form: FormData) -> str:
+        def act(form: FormData, at: str) -> str:
             issue = _str(form.get("action")) == "issue"
-            service.resolve_flag(game_id, flag_id, issue)
+            service.resolve_flag(game_id, flag_id, issue, at)
             return "已判罚" if issue else "已忽略"
 
         return await god_action(request, game_id, act)
@@ -466,7 +507,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
     async def god_events(request: Request, game_id: int) -> Response:
         director, _csrf = director_of(request)
         owned(director, game_id)
-        return sse(request, game_id)
+        return sse(request, game_id, lambda: str(service.version(game_id)))  # the director sees all
 
     def review(request: Request, game_id: int, allowed: bool) -> Response:
         ctx = director_page(service, game_id)
@@ -480,11 +521,10 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
 
     def player(request: Request, token: str, page: str, error: str = "", status: int = 200) -> Response:
         seat = seat_of(token)
-        version = service.version(seat.game_id)
         ctx = player_page(service, seat)
         ctx.update(
             {
-                "version": version,
+                "version": viewer_version(ctx),
                 "token": token,
                 "csrf": auth.player_csrf(secret, token),
                 "error": error,
@@ -510,7 +550,11 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
     @app.get("/p/{token}/events")
     async def player_events(request: Request, token: str) -> Response:
         seat = seat_of(token)
-        return sse(request, seat.game_id)
+
+        def version() -> str:  # raises NotFound once the link died (替补): the stream ends
+            return viewer_version(player_page(service, seat_of(token)))
+
+        return sse(request, seat.game_id, version)
 
     @app.get("/p/{token}/state.json")
     def player_state(request: Request, token: str) -> Response:
@@ -538,7 +582,8 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
     async def player_action(request: Request, token: str, page: str, act: Callable[[Seat, FormData], str]) -> Response:
         seat, form = await player_form(request, token)
         try:
-            done = await run_in_threadpool(act, seat, form)
+            key = _str(form.get(idem.KEY_FIELD))
+            done = await run_in_threadpool(service.once, seat.game_id, key, lambda: act(seat, form))
         except ServiceError as exc:
             return await run_in_threadpool(player, request, token, page, exc.reason, exc.status)
         suffix = "" if page == "me" else "/thread"
@@ -611,16 +656,29 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
         return await player_action(request, token, "thread", act)
 
     # -- live updates ----------------------------------------------------------------------------
-    def sse(request: Request, game_id: int) -> StreamingResponse:
+    def sse(request: Request, game_id: int, version: Callable[[], str]) -> StreamingResponse:
+        """Live updates: `version()` is what THIS viewer can see, digested; a message goes out only
+        when it changes. The per-game change counter only says when to look again (it is never sent),
+        and the viewer's version is looked at every sse_recheck_seconds too (other processes' writes,
+        a dead link). A link that dies (替补) ends its stream with a `gone` event."""
+
         async def stream() -> AsyncIterator[str]:
-            last = -1
+            sent: str | None = None
+            looked, looked_at = -1, 0.0
             started = time.monotonic()
             yield "retry: 2000\n\n"
             while True:
-                current = service.version(game_id)
-                if current != last:
-                    last = current
-                    yield f"event: update\ndata: {current}\n\n"
+                changes = service.version(game_id)
+                if changes != looked or time.monotonic() - looked_at >= settings.sse_recheck_seconds:
+                    looked, looked_at = changes, time.monotonic()
+                    try:
+                        current = await run_in_threadpool(version)
+                    except NotFound:
+                        yield "event: gone\ndata: 链接已停用\n\n"
+                        return
+                    if current != sent:
+                        sent = current
+                        yield f"event: update\ndata: {current}\n\n"
                 if time.monotonic() - started >= settings.sse_max_seconds or await request.is_disconnected():
                     return
                 await asyncio.sleep(0.5)
@@ -632,6 +690,13 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
 
 
 # -- form parsing -------------------------------------------------------------------------------
+def safe_next(nxt: str) -> str:
+    """Where to go after login: a path on this site only (no open redirect)."""
+    if not nxt.startswith("/") or nxt.startswith("//") or "\\" in nxt or len(nxt) > 500 or not nxt.isprintable():
+        return "/d"
+    return nxt
+
+
 def _str(value: Any) -> str:
     return value if isinstance(value, str) else ""
 

@@ -9,13 +9,16 @@ import time
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import select
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from .models import Director, Setting, WebSession
 
 _HASHER = PasswordHasher()
 SESSION_COOKIE = "banshe_session"
+SESSION_LIFETIME = 14 * 24 * 3600  # unused this long, a session ends; each use renews it
+RENEW_AFTER = 300  # write the renewal at most every five minutes
+MAX_PASSWORD = 1024
 
 
 def hash_password(password: str) -> str:
@@ -50,28 +53,52 @@ def set_password(s: Session, username: str, password: str) -> Director:
     if len(password) < 8:
         raise ValueError("密码至少需要8个字符")
     director.password_hash = hash_password(password)
+    # a new password ends every session opened with the old one
+    s.execute(delete(WebSession).where(WebSession.director_id == director.id))
     return director
 
 
-def login(s: Session, username: str, password: str) -> WebSession | None:
+def login(s: Session, username: str, password: str, now: float | None = None) -> WebSession | None:
+    if len(password) > MAX_PASSWORD or len(username) > 64:
+        return None
     director = s.scalar(select(Director).where(Director.username == username.strip()))
     if director is None:
         _HASHER.hash(password)  # same work either way
         return None
     if not verify_password(director.password_hash, password):
         return None
+    now = time.time() if now is None else now
     session = WebSession(
-        token=secrets.token_urlsafe(32), director_id=director.id, csrf=secrets.token_urlsafe(24), created_at=time.time()
+        token=secrets.token_urlsafe(32),
+        director_id=director.id,
+        csrf=secrets.token_urlsafe(24),
+        created_at=now,
+        last_used_at=now,
     )
     s.add(session)
     s.flush()
     return session
 
 
-def session_of(s: Session, token: str | None) -> WebSession | None:
-    if not token:
+def session_of(
+    s: Session, token: str | None, now: float | None = None, lifetime: float = SESSION_LIFETIME
+) -> WebSession | None:
+    """The live session for `token`, renewed (the caller commits); an expired one is deleted."""
+    if not token or len(token) > 64:
         return None
-    return s.get(WebSession, token)
+    ws = s.get(WebSession, token)
+    if ws is None:
+        return None
+    now = time.time() if now is None else now
+    last = ws.last_used_at if ws.last_used_at is not None else ws.created_at
+    if now - last > lifetime:
+        s.delete(ws)
+        s.commit()
+        return None
+    if now - last > RENEW_AFTER:
+        ws.last_used_at = now
+        s.commit()
+    return ws
 
 
 def secret_key(s: Session) -> str:

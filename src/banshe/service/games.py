@@ -10,6 +10,7 @@ writers can never interleave. Deadlines live in the database and reach the engin
 
 from __future__ import annotations
 
+import logging
 import secrets
 import threading
 import time
@@ -40,7 +41,8 @@ from ..engine.events import ANNOUNCE, NOTICE, PUBLIC, Event
 from ..engine.model import DAY, NIGHT, START, GameState
 from ..engine.registry import find_ruleset, get_ruleset
 from ..engine.ruleset import Ruleset
-from ..forum import VoteFormatError, normalize, parse_vote
+from ..forum import VoteFormatError, parse_vote
+from . import idempotency as idem
 from . import schedule as sched
 from .models import (
     Announcement,
@@ -53,10 +55,15 @@ from .models import (
     PlayerRequest,
     Post,
     Seat,
+    Submission,
 )
+from .names import check_names
+from .names import key as name_key
 from .notices import notice
 
+log = logging.getLogger("banshe.scheduler")
 MAX_TEXT = 5000
+RETRY_FAILED = 60.0
 CACHE_GAMES = 1000
 EXPORT_FORMAT = "banshe-game"
 
@@ -97,6 +104,7 @@ class GameService:
         self._guard = threading.Lock()
         self._cache: OrderedDict[int, _Cached] = OrderedDict()
         self.versions: dict[int, int] = {}
+        self._failed: dict[int, float] = {}  # game id -> monotonic time its deadlines are tried again
         # SQLite has one writer at a time and its busy handler is unfair under load: queue writers here
         bind = sessions.kw.get("bind")
         single_writer = bind is not None and bind.dialect.name == "sqlite"
@@ -119,12 +127,29 @@ class GameService:
                 game = s.get(Game, game_id)
                 if game is None:
                     raise NotFound("没有这局游戏")
-                yield s, game
+                pending = idem.CURRENT.get()
+                if pending is not None and pending.game_id == game_id and not pending.used:
+                    pending.used = True
+                    done = s.scalar(
+                        select(Submission).where(Submission.game_id == game_id, Submission.key == pending.key)
+                    )
+                    if done is not None:
+                        raise idem.AlreadyDone(done.result or idem.DONE_BEFORE)
+                    row = Submission(game_id=game_id, key=pending.key, result="", created_at=self.clock())
+                    s.add(row)
+                    yield s, game
+                    s.flush()
+                    pending.stored_id = row.id
+                else:
+                    yield s, game
                 s.commit()
             except IntegrityError as exc:
                 s.rollback()
                 self._cache.pop(game_id, None)
                 raise Conflict("另一个提交同时到达，请重试") from exc
+            except idem.AlreadyDone:
+                s.rollback()
+                raise
             except ServiceError:
                 # a refusal: the engine validates before it changes anything, so the cache stays good
                 s.rollback()
@@ -136,6 +161,29 @@ class GameService:
             finally:
                 s.close()
             self.versions[game_id] = self.versions.get(game_id, 0) + 1
+
+    def once(self, game_id: int, key: str, act: Callable[[], str]) -> str:
+        """Run `act` (a submission answering a result text) at most once per form key; a resend of
+        a stored one answers its original result (see idempotency.py)."""
+        if not key:
+            return act()
+        if not idem.valid(key):
+            raise ServiceError("表单标识无效，请刷新页面后重试")
+        pending = idem.Pending(game_id, key)
+        token = idem.CURRENT.set(pending)
+        try:
+            result = act()
+        except idem.AlreadyDone as done:
+            return done.result
+        finally:
+            idem.CURRENT.reset(token)
+        if pending.stored_id is not None:  # the result text, for a resend (best effort: the key is stored)
+            with self.sessions() as s:
+                row = s.get(Submission, pending.stored_id)
+                if row is not None:
+                    row.result = result[:200]
+                    s.commit()
+        return result
 
     def _remember(self, game_id: int, cached: _Cached) -> None:
         """Keep the states of the most recently used games (older ones replay again when needed)."""
@@ -204,10 +252,10 @@ class GameService:
             rs = find_ruleset(ruleset)
         except KeyError:
             raise ServiceError(f"未知的规则：{ruleset}") from None
-        names = [p.strip() for p in players if p.strip()]
-        for n in names:
-            if n in (DIRECTOR, ABSTAIN) or len(n) > 32:
-                raise ServiceError(f"角色名不可用：{n}")
+        try:
+            names = check_names(list(players))
+        except ValueError as exc:
+            raise ServiceError(str(exc)) from None
         if seed is None:
             seed = secrets.randbelow(2**31)
         try:
@@ -296,11 +344,13 @@ class GameService:
             .order_by(CommandRow.seq.desc())
         ).first()
 
-    def submit(self, game_id: int, cmd: Command, source: str = "player") -> list[Event]:
-        """A player's skill or a director's command. Raises ServiceError with the engine's reason."""
+    def submit(self, game_id: int, cmd: Command, source: str = "player", at: str | None = None) -> list[Event]:
+        """A player's skill or a director's command (`at`: the position it is meant for, see
+        `position`). Raises ServiceError with the engine's reason."""
         with self._tx(game_id) as (s, game):
             self._check_running(game)
             state = self.state_of(s, game)
+            self._check_at(game, state, at)
             now = self.clock()
             if source == "player":
                 prior = self._replaceable(s, game, state, cmd)
@@ -320,7 +370,7 @@ class GameService:
         return events
 
     # -- the thread -----------------------------------------------------------------------------
-    def post(self, game_id: int, author: str, text: str, by_director: bool = False) -> Post:
+    def post(self, game_id: int, author: str, text: str, by_director: bool = False, at: str | None = None) -> Post:
         """A post in the 讨论帖; a vote post is also the engine's vote (both or neither are stored)."""
         body = text.strip()
         if not body:
@@ -330,6 +380,7 @@ class GameService:
         with self._tx(game_id) as (s, game):
             self._check_running(game)
             state = self.state_of(s, game)
+            self._check_at(game, state, at)
             rs = self.ruleset(game)
             if state.over:
                 raise ServiceError("游戏已经结束，讨论帖已关闭")
@@ -370,11 +421,11 @@ class GameService:
 
     @staticmethod
     def _resolve_target(state: GameState, written: str) -> str:
-        wanted = normalize(written).strip()
+        wanted = name_key(written)
         if wanted == ABSTAIN:
             return ABSTAIN
         for name in state.order:
-            if normalize(name) == wanted:
+            if name_key(name) == wanted:
                 return name
         raise ServiceError(f"投票无效：投票对象“{written}”不是本局的角色（弃权请填写“弃权”）")
 
@@ -386,13 +437,13 @@ class GameService:
         if close is not None and close.skill == CLOSE_PHASE and now >= close.due_at - minutes * 60:
             raise ServiceError(f"关门前{minutes // 60 or minutes}{'小时' if minutes >= 60 else '分钟'}不允许{what}")
 
-    def proxy_vote(self, game_id: int, player: str, target: str) -> Post:
+    def proxy_vote(self, game_id: int, player: str, target: str, at: str | None = None) -> Post:
         """代投: the director posts a player's vote (a clear target, no conditions)."""
         with self.lock(game_id):
             _game, state = self.read(game_id)
             label = "改票" if player in state.votes else "投票"
             text = f"{label}对象：{target}\n{label}理由：导演代投"
-            return self.post(game_id, player, text, by_director=True)
+            return self.post(game_id, player, text, by_director=True, at=at)
 
     def group_post(self, game_id: int, author: str, group: str, text: str) -> GroupMessage:
         body = text.strip()
@@ -503,6 +554,43 @@ class GameService:
             game.phase_started_at = anchor
         self._sync_deadlines(s, game, state, anchor)
 
+    @staticmethod
+    def position(state: GameState) -> str:
+        """Where the game stands, as every close and director command names it (`at`): the phase,
+        the night stage, or the pending prompt. The scheduler's deadline keys are the same strings."""
+        label = state.phase.label
+        if state.over:
+            return f"{label}|over"
+        if state.prompts and state.prompt_raised:
+            raised = sum(1 for e in state.log if e.kind == NOTICE and "prompt" in e.data)
+            return f"{label}|prompt|{raised}"
+        if state.settling:
+            return f"{label}|settling"
+        if state.phase.kind == NIGHT:
+            return f"{label}|stage|{state.stage}"
+        return f"{label}|close"
+
+    def _describe(self, game: Game, at: str) -> str:
+        parts = at.split("|")
+        if len(parts) == 3 and parts[1] == "stage" and parts[2].isdigit():
+            stages = self.ruleset(game).night_stages
+            i = int(parts[2])
+            return f"{parts[0]}·{stages[i].name}" if i < len(stages) else parts[0]
+        extra = {"prompt": "（等待回应）", "settling": "（结算中）", "over": "（游戏结束）"}
+        return parts[0] + (extra.get(parts[1], "") if len(parts) > 1 else "")
+
+    def _check_at(self, game: Game, state: GameState, at: str | None) -> None:
+        """A command meant for one phase/stage/prompt is refused once the game has moved on (so a
+        second 立即关门, or one racing the scheduler, never closes the next phase unseen)."""
+        if at is None:
+            return
+        now = self.position(state)
+        if at != now:
+            raise Conflict(
+                f"游戏已经进入{self._describe(game, now)}，这条为{self._describe(game, at)}发出的指令未执行；"
+                "请刷新页面确认后再操作"
+            )
+
     def _wanted(self, game: Game, state: GameState, anchor: float) -> tuple[str, str, str, float] | None:
         """The deadline that should be running now: (key, skill, label, due)."""
         if state.over or game.status == "ended":
@@ -511,12 +599,12 @@ class GameService:
         schedule = game.schedule
         tz = sched.zone(game.timezone)
         label = state.phase.label
+        position = self.position(state)
         if state.prompts and state.prompt_raised:
-            raised = sum(1 for e in state.log if e.kind == NOTICE and "prompt" in e.data)
             head = state.prompts[0]
             key = "prompt_minutes_night" if state.phase.kind == NIGHT else "prompt_minutes_day"
             return (
-                f"{label}|prompt|{raised}",
+                position,
                 PROMPT_TIMEOUT,
                 f"{head.actor}的<{rs.skill_name(head.skill)}>",
                 anchor + int(schedule[key]) * 60,
@@ -525,18 +613,18 @@ class GameService:
             return None
         if state.phase.kind == START:
             return (
-                f"{label}|close",
+                position,
                 CLOSE_PHASE,
                 "开局行动",
                 game.phase_started_at + int(schedule["start_minutes"]) * 60,
             )
         if state.phase.kind == DAY:
             close, weekend = sched.day_close_info(game.phase_started_at, schedule, tz)
-            return f"{label}|close", CLOSE_PHASE, f"{label}关门" + ("（周末延长一天）" if weekend else ""), close
+            return position, CLOSE_PHASE, f"{label}关门" + ("（周末延长一天）" if weekend else ""), close
         i = min(state.stage, len(rs.night_stages) - 1)
         skill = CLOSE_STAGE if i < len(rs.night_stages) - 1 else CLOSE_PHASE
         due = sched.stage_due(game.phase_started_at, anchor, i, schedule, rs, tz)  # anchor: the stage opened
-        return f"{label}|stage|{i}", skill, f"{label}·{rs.night_stages[i].name}", due
+        return position, skill, f"{label}·{rs.night_stages[i].name}", due
 
     def _sync_deadlines(self, s: Session, game: Game, state: GameState, anchor: float) -> None:
         wanted = self._wanted(game, state, anchor)
@@ -614,8 +702,9 @@ class GameService:
                     )
                 )
 
-    def resolve_flag(self, game_id: int, flag_id: int, issue: bool) -> None:
+    def resolve_flag(self, game_id: int, flag_id: int, issue: bool, at: str | None = None) -> None:
         with self._tx(game_id) as (s, game):
+            self._check_at(game, self.state_of(s, game), at)
             flag = s.get(LurkFlag, flag_id)
             if flag is None or flag.game_id != game.id:
                 raise NotFound("没有这条潜水记录")
@@ -628,9 +717,9 @@ class GameService:
             flag.status = "issued" if issue else "dismissed"
 
     # -- the scheduler ---------------------------------------------------------------------------
-    def due_deadlines(self, now: float) -> list[tuple[int, int]]:
+    def due_deadlines(self, now: float, skip: set[int] | frozenset[int] = frozenset()) -> list[tuple[int, int]]:
         with self.sessions() as s:
-            rows = s.execute(
+            query = (
                 select(Deadline.id, Deadline.game_id)
                 .join(Game, Game.id == Deadline.game_id)
                 .where(
@@ -640,19 +729,34 @@ class GameService:
                     Game.status == "running",
                 )
                 .order_by(Deadline.due_at, Deadline.id)
-            ).all()
+            )
+            if skip:
+                query = query.where(Deadline.game_id.not_in(sorted(skip)))
+            rows = s.execute(query.limit(1)).all()
             return [(int(r[0]), int(r[1])) for r in rows]
 
     def fire_due(self, now: float | None = None) -> int:
         """Fire every passed deadline, oldest first (also those that passed while the service was
-        down); a deadline fired late anchors the next ones at its due time. Returns how many fired."""
+        down); a deadline fired late anchors the next ones at its due time. Returns how many fired.
+
+        Each game's deadline fires on its own: one that fails is logged and its game skipped (until
+        RETRY_FAILED seconds have passed), so no game can stop the others' deadlines."""
         fired = 0
+        wall = time.monotonic()
+        skip = {g for g, until in self._failed.items() if until > wall}
         for _ in range(10000):
-            due = self.due_deadlines(self.clock() if now is None else now)
+            due = self.due_deadlines(self.clock() if now is None else now, skip)
             if not due:
                 break
             deadline_id, game_id = due[0]
-            self._fire(game_id, deadline_id)
+            try:
+                self._fire(game_id, deadline_id)
+            except Exception:
+                log.exception("game %s: deadline %s failed; the game is skipped for now", game_id, deadline_id)
+                self._failed[game_id] = time.monotonic() + RETRY_FAILED
+                skip.add(game_id)
+                continue
+            self._failed.pop(game_id, None)
             fired += 1
         return fired
 
@@ -662,9 +766,13 @@ class GameService:
             if row is None or row.fired_at is not None or row.cancelled or game.status != "running":
                 return
             state = self.state_of(s, game)
-            wanted = self._wanted(game, state, row.due_at)
             row.fired_at = self.clock()
-            if wanted is None or wanted[0] != row.key:
+            try:
+                self._check_at(game, state, row.key)  # the rule every director command follows
+            except Conflict:
+                row.cancelled = True
+                return
+            if self._wanted(game, state, row.due_at) is None:
                 row.cancelled = True
                 return
             skills = [row.skill] + ([CLOSE_PHASE] if row.skill == CLOSE_STAGE else [])
@@ -685,13 +793,14 @@ class GameService:
             return None if value is None else float(value)
 
     # -- director actions ------------------------------------------------------------------------
-    def director_command(self, game_id: int, cmd: Command) -> list[Event]:
-        return self.submit(game_id, cmd, source="director")
+    def director_command(self, game_id: int, cmd: Command, at: str | None = None) -> list[Event]:
+        return self.submit(game_id, cmd, source="director", at=at)
 
-    def extend(self, game_id: int, minutes: int) -> Deadline:
+    def extend(self, game_id: int, minutes: int, at: str | None = None) -> Deadline:
         if minutes == 0 or abs(minutes) > 60 * 24 * 14:
             raise ServiceError("延长的分钟数不合理")
         with self._tx(game_id) as (s, game):
+            self._check_at(game, self.state_of(s, game), at)
             if game.status == "ended":
                 raise ServiceError("游戏已经结束")
             row = self.current_deadline(s, game.id)
@@ -700,9 +809,10 @@ class GameService:
             row.due_at += minutes * 60
             return row
 
-    def publish(self, game_id: int, upto: int) -> int:
+    def publish(self, game_id: int, upto: int, at: str | None = None) -> int:
         """Publish every pending 公示 up to index `upto`, in order."""
         with self._tx(game_id) as (s, game):
+            self._check_at(game, self.state_of(s, game), at)
             rows = s.scalars(
                 select(Announcement).where(
                     Announcement.game_id == game.id, Announcement.idx <= upto, Announcement.published_at.is_(None)
@@ -715,9 +825,10 @@ class GameService:
                 row.published_at = now
             return len(rows)
 
-    def substitute(self, game_id: int, name: str) -> Seat:
+    def substitute(self, game_id: int, name: str, at: str | None = None) -> Seat:
         """替补: the character keeps its history; the new person gets a new link, the old one stops working."""
         with self._tx(game_id) as (s, game):
+            self._check_at(game, self.state_of(s, game), at)
             if game.status == "ended":
                 raise ServiceError("游戏已经结束")
             seat = s.scalar(select(Seat).where(Seat.game_id == game.id, Seat.name == name, Seat.active.is_(True)))
@@ -731,8 +842,9 @@ class GameService:
             s.flush()
             return new
 
-    def set_status(self, game_id: int, action: str) -> None:
+    def set_status(self, game_id: int, action: str, at: str | None = None) -> None:
         with self._tx(game_id) as (s, game):
+            self._check_at(game, self.state_of(s, game), at)
             now = self.clock()
             if game.status == "ended":
                 raise ServiceError("游戏已经结束")
@@ -859,7 +971,7 @@ class GameService:
             raise ServiceError("导入失败：不是 banshe 导出的对局文件")
         try:
             rs = find_ruleset(str(data["ruleset"]))
-            players = [str(p) for p in data["players"]]
+            players = check_names([str(p) for p in data["players"]])
             roles = data.get("roles")
             seed = int(data["seed"])
             commands = list(data["commands"])

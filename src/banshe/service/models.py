@@ -35,6 +35,7 @@ class WebSession(Base):
     director_id: Mapped[int] = mapped_column(ForeignKey("directors.id"))
     csrf: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[float] = mapped_column(Float)
+    last_used_at: Mapped[float | None] = mapped_column(Float, nullable=True)
 
 
 class Game(Base):
@@ -172,4 +173,17 @@ class LurkFlag(Base):
     reason: Mapped[str] = mapped_column(String(200))
     card: Mapped[str] = mapped_column(String(32))
     status: Mapped[str] = mapped_column(String(16), default="pending")  # pending | issued | dismissed
+    created_at: Mapped[float] = mapped_column(Float)
+
+
+class Submission(Base):
+    """A form's idempotency key, stored in the transaction that stored what the form asked for: a
+    resend (its response was lost) finds it and gets the original result instead of a second copy."""
+
+    __tablename__ = "submissions"
+    __table_args__ = (UniqueConstraint("game_id", "key", name="uq_submissions_game_key"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"))
+    key: Mapped[str] = mapped_column(String(64))
+    result: Mapped[str] = mapped_column(String(200))
     created_at: Mapped[float] = mapped_column(Float)

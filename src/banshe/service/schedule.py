@@ -25,6 +25,15 @@ from ..rulesets.thread_policy import ThreadPolicy
 DEFAULT_TIMEZONE = "Asia/Shanghai"
 _CLOCK = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
 _MINUTES = re.compile(r"^\+?(\d{1,4})(?:分钟|min|m)?$")
+# every schedule field is bounded, so no game's deadline can leave the calendar (a year 10**9
+# hours away made every scheduler tick raise): (low, high, unit)
+BOUNDS: dict[str, tuple[int, int, str]] = {
+    "start_minutes": (0, 7 * 24 * 60, "分钟"),
+    "min_day_hours": (0, 14 * 24, "小时"),
+    "prompt_minutes_day": (1, 24 * 60, "分钟"),
+    "prompt_minutes_night": (1, 24 * 60, "分钟"),
+}
+MAX_STAGE_MINUTES = 24 * 60
 
 
 # A ruleset's thread conventions and default schedule are declared by the ruleset itself
@@ -88,9 +97,11 @@ def parse_stage(value: int | str) -> int | tuple[int, int] | None:
 
 
 def zone(name: str) -> ZoneInfo:
+    if not isinstance(name, str) or len(name) > 64 or "\x00" in name:
+        raise ValueError(f"未知的时区：{str(name)[:64]}")
     try:
         return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError) as exc:
+    except (ZoneInfoNotFoundError, ValueError, OSError) as exc:
         raise ValueError(f"未知的时区：{name}") from exc
 
 
@@ -98,22 +109,32 @@ def validate_schedule(rs: Ruleset, schedule: dict[str, Any]) -> dict[str, Any]:
     """A complete, checked schedule (Chinese ValueError when something is unreadable)."""
     base = default_schedule(rs)
     out = {**base, **{k: v for k, v in schedule.items() if v is not None}}
-    for key in ("start_minutes", "min_day_hours", "prompt_minutes_day", "prompt_minutes_night"):
+    for key, (low, high, unit) in BOUNDS.items():
+        value = out[key]
+        if isinstance(value, str) and len(value) > 12:
+            raise ValueError(f"时间表“{key}”必须是整数")
         try:
-            out[key] = int(out[key])
-        except (TypeError, ValueError):
+            out[key] = int(value)
+        except (TypeError, ValueError, OverflowError):
             raise ValueError(f"时间表“{key}”必须是整数") from None
         if out[key] < 0:
             raise ValueError(f"时间表“{key}”不能为负数")
+        if not low <= out[key] <= high:
+            raise ValueError(f"时间表“{key}”应在{low}到{high}{unit}之间")
     if not _CLOCK.match(str(out["day_end"])):
-        raise ValueError(f"讨论日结束时间格式应为 HH:MM：{out['day_end']}")
-    given = list(out["stages"])
+        raise ValueError(f"讨论日结束时间格式应为 HH:MM：{str(out['day_end'])[:20]}")
+    if not isinstance(out["stages"], list | tuple | int | str):
+        raise ValueError("时间表“stages”应为每个夜晚阶段的时限列表")
+    given = list(out["stages"]) if isinstance(out["stages"], list | tuple) else [out["stages"]] * len(rs.night_stages)
     stages = [base["stages"][i] if i < len(base["stages"]) and v in (None, "") else v for i, v in enumerate(given)]
     if len(stages) != len(rs.night_stages):
         raise ValueError(f"{rs.name}每夜有{len(rs.night_stages)}个阶段，时间表给了{len(stages)}个")
     for i, value in enumerate(stages):
-        if parse_stage(value) is None:
-            raise ValueError(f"夜晚阶段“{rs.night_stages[i].name}”的时限无法识别：{value}（分钟数或 HH:MM）")
+        if isinstance(value, bool) or not isinstance(value, int | str) or parse_stage(value) is None:
+            raise ValueError(f"夜晚阶段“{rs.night_stages[i].name}”的时限无法识别：{str(value)[:20]}（分钟数或 HH:MM）")
+        parsed = parse_stage(value)
+        if isinstance(parsed, int) and parsed > MAX_STAGE_MINUTES:
+            raise ValueError(f"夜晚阶段“{rs.night_stages[i].name}”的时限应在0到{MAX_STAGE_MINUTES}分钟之间")
     out["stages"] = stages
     _check_day_options(rs, out)
     return out

@@ -6,13 +6,24 @@ plus the service's own records (posts, group messages, deadlines, which 公示 a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ..engine.commands import CHANGE_VOTE, CLOSE_PHASE, DIRECTOR, ENGINE_SKILL_NAMES, VOTE, Command, IllegalCommand
+from ..engine.commands import (
+    CHANGE_VOTE,
+    CLOSE_PHASE,
+    DIRECTOR,
+    ENGINE_SKILL_NAMES,
+    PROMPT_TIMEOUT,
+    VOTE,
+    Command,
+    IllegalCommand,
+)
 from ..engine.core import apply_in_place
 from ..engine.events import ACCEPTED, ANNOUNCE, FEEDBACK, NOTICE
 from ..engine.model import DAY, NIGHT, START, GameState
@@ -60,10 +71,20 @@ def command_text(rs: Ruleset, cmd: dict[str, Any]) -> str:
     return f"{actor}：{rs.skill_name(cmd['skill'])} {targets}{extra}".rstrip()
 
 
-def deadline_info(s: Session, svc: GameService, game: Game) -> dict[str, Any] | None:
+def deadline_info(
+    s: Session, svc: GameService, game: Game, v: dict[str, Any], viewer: str | None
+) -> dict[str, Any] | None:
+    """The current deadline as `viewer` may see it (None: the director, who sees all).
+
+    A prompt's deadline (`烧麦的<最后一枪>`, `<殉职>`, `<指认>`) names who holds a pending prompt,
+    which only that player (his `view` carries `prompt`) and the director know before the 公示:
+    everyone else sees a neutral label without the prompt's time."""
     row: Deadline | None = svc.current_deadline(s, game.id)
     if row is None:
         return None
+    if row.skill == PROMPT_TIMEOUT and viewer is not None and not v.get("prompt"):
+        label = "等待结算" if v.get("settling") else f"{v['phase']}进行中"
+        return {"label": label, "due": None, "local": "", "skill": ""}
     tz = sched.zone(game.timezone)
     return {"label": row.label, "due": row.due_at, "local": sched.local_text(row.due_at, tz), "skill": row.skill}
 
@@ -174,7 +195,7 @@ def player_page(svc: GameService, seat: Seat) -> dict[str, Any]:
         ]
     with svc.sessions() as s:
         items = thread_items(s, svc, game, state, v["events"], director=False)
-        deadline = deadline_info(s, svc, game)
+        deadline = deadline_info(s, svc, game, v, seat.name)
         groups = v.get("groups", {})
         chats: dict[str, list[GroupMessage]] = {}
         for g in groups:
@@ -226,7 +247,7 @@ def director_page(svc: GameService, game_id: int) -> dict[str, Any]:
     v = view(state, None)
     with svc.sessions() as s:
         items = thread_items(s, svc, game, state, v["events"], director=True)
-        deadline = deadline_info(s, svc, game)
+        deadline = deadline_info(s, svc, game, v, None)
         seats = list(s.scalars(select(Seat).where(Seat.game_id == game.id).order_by(Seat.id)))
         flags = list(s.scalars(select(LurkFlag).where(LurkFlag.game_id == game.id).order_by(LurkFlag.id)))
         rows = s.scalars(select(Announcement).where(Announcement.game_id == game.id).order_by(Announcement.idx)).all()
@@ -280,6 +301,7 @@ def director_page(svc: GameService, game_id: int) -> dict[str, Any]:
         "log": [e for e in v["events"] if e["kind"] != ANNOUNCE],
         "counts": _counts(items, state.phase.label),
         "over": state.over or game.status == "ended",
+        "at": svc.position(state),
     }
 
 
@@ -289,3 +311,20 @@ def _counts(items: list[ThreadItem], phase: str) -> dict[str, int]:
         if i.kind == "post" and i.phase == phase and not i.by_director:
             counts[i.author] = counts.get(i.author, 0) + 1
     return counts
+
+
+def viewer_version(ctx: dict[str, Any]) -> str:
+    """A digest of everything a player's pages show him (from `player_page`): what his pages and
+    live stream carry as their version, so it changes only when what HE can see changes (a
+    per-game counter bumped by hidden actions would let a villager count the wolves' messages)."""
+    seen = {
+        "v": ctx["v"],
+        "actions": [asdict(a) for a in ctx["actions"]],
+        "deadline": ctx["deadline"],
+        "items": [asdict(i) for i in ctx["items"]],
+        "chats": {g: [(m.author, m.phase, m.text) for m in rows] for g, rows in ctx["chats"].items()},
+        "status": ctx["game"].status,
+        "flags": [ctx["over"], ctx["can_post"], ctx["is_day"], ctx["post_count"]],
+    }
+    raw = json.dumps(seen, ensure_ascii=False, sort_keys=True, default=str)
+    return hashlib.sha256(raw.encode()).hexdigest()[:20]

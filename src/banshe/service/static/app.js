@@ -8,6 +8,21 @@
       el.textContent = left === 0 ? "已到时限" : (d ? d + "天" : "") + h + "小时" + m + "分" + s + "秒";
     });
   }
+  // behaviour from data- attributes (no inline script: the Content-Security-Policy forbids it)
+  document.addEventListener("submit", function (ev) {
+    var form = ev.target;
+    if (form && form.dataset && form.dataset.confirm !== undefined && !window.confirm(form.dataset.confirm)) {
+      ev.preventDefault();
+    }
+  }, true);
+  document.addEventListener("click", function (ev) {
+    var el = ev.target;
+    if (el && el.hasAttribute && el.hasAttribute("data-select-on-click")) el.select();
+  });
+  document.addEventListener("change", function (ev) {
+    var el = ev.target;
+    if (el && el.hasAttribute && el.hasAttribute("data-autosubmit") && el.form) el.form.submit();
+  });
   setInterval(countdowns, 1000);
   document.addEventListener("DOMContentLoaded", countdowns);
   document.addEventListener("htmx:afterSwap", countdowns);
@@ -23,6 +38,8 @@
       });
     });
     var source = new EventSource(live.dataset.sse);
+    // the link was replaced (替补): stop listening and show the server's page for it
+    source.addEventListener("gone", function () { source.close(); window.location.reload(); });
     source.addEventListener("update", function (ev) {
       if (seen === null) { seen = ev.data; return; }
       if (ev.data === seen) return;
