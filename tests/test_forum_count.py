@@ -209,6 +209,15 @@ def test_the_day_starts_at_the_directors_opening_and_ends_at_the_next(tmp_path: 
     assert result["inputs"] == [["春", "投票", "夏"]]
 
 
+def test_an_opening_that_names_the_night_first(tmp_path: Path) -> None:
+    posts = [
+        P(DIRECTOR, "2026-12-2 08:00", "【第1夜】公示：月出局。第2天讨论开始，21:00关门"),
+        P("春", "2026-12-2 09:10", vote("夏")),
+    ]
+    result = run(tmp_path, posts, day=2)
+    assert [p["floor"] for p in result["posts"]] == [1, 2] and result["inputs"] == [["春", "投票", "夏"]]
+
+
 def test_accelerated_days_refuse_changes_and_propose_no_lurking_cards(tmp_path: Path) -> None:
     posts = [
         opening(),

@@ -146,3 +146,42 @@ def test_missing_files_are_refused(tmp_path: Path) -> None:
         read_thread([str(tmp_path / "none.html")])
     with pytest.raises(ForumError, match="没有 .html"):
         read_thread([str(tmp_path)])
+
+
+TOUCH = """<!DOCTYPE html><html><head><meta charset="utf-8"><title>第2天讨论帖 - 手机版</title></head><body>
+<div class="viewthread"><div class="view_tit">[M196]品茗——第2天讨论帖</div>
+<div class="plc cl" id="pid4400001"><div class="avatar"><img src="a.png" /></div>
+<div class="display pi pione"><ul class="authi">
+<li class="mtit"><span class="y">楼主</span><span class="z"><a href="home.php?mod=space&uid=1">导演</a></span></li>
+<li class="mtime"><span class="y"><i class="dm-eye"></i><em>120</em></span>
+<span title="2026-12-2 09:00">昨天&nbsp;09:00</span></li>
+</ul><div class="message">【第2天】公示</div></div></div>
+<div class="plc cl" id="pid4400002"><div class="display pi"><ul class="authi">
+<li class="mtit"><span class="y">5#</span><span class="z"><a href="home.php?mod=space&uid=2">饺子</a></span></li>
+<li class="mtime">2026-12-2 10:31</li></ul>
+<div class="message"><div class="quote"><blockquote>
+<a href="forum.php?mod=redirect&goto=findpost&pid=4400001&ptid=7">导演 发表于 2026-12-2 09:00</a><br />
+公示</blockquote></div>
+改票对象：包子<br />改票理由：好吃</div></div></div>
+<div class="pg"><a href="forum.php?mod=viewthread&tid=7&page=2&mobile=2" class="nxt">下一页</a></div>
+</div></body></html>"""
+
+
+def test_the_mobile_touch_view_is_read_too() -> None:
+    parsed = parse_page(TOUCH, "touch.html", "http://m.example.com/forum.php")
+    assert [(p.floor, p.author, p.time_text, p.body) for p in parsed.posts] == [
+        (1, "导演", "2026-12-02 09:00", "【第2天】公示"),
+        (5, "饺子", "2026-12-02 10:31", "改票对象：包子\n改票理由：好吃"),
+    ]
+    assert [q.pid for q in parsed.posts[1].quotes] == [4400001]
+    assert parsed.next_url == "http://m.example.com/forum.php?mod=viewthread&tid=7&page=2&mobile=2"
+
+
+def test_anonymous_and_discuz7_authors() -> None:
+    html = page([P("导演", "2026-12-2 09:00", "公示"), P("匿名", "2026-12-2 09:10", "无名氏")])
+    anonymous = html.replace('<a href="home.php?mod=space&amp;uid=', '<a class="x" href="javascript:;" data-uid="')
+    assert [p.author for p in parse_page(anonymous).posts] == ["导演", "匿名"]
+    discuz7 = html.replace('class="pls favatar"', 'class="pls"')
+    discuz7 = discuz7.replace('<div class="authi">', '<div class="postinfo">')
+    discuz7 = discuz7.replace("home.php?mod=space&amp;uid=", "space.php?uid=")
+    assert [p.author for p in parse_page(discuz7).posts] == ["导演", "匿名"]

@@ -23,7 +23,7 @@ from .. import scenario as sc
 from ..engine.commands import ABSTAIN, ACCELERATE, CHANGE_VOTE, DELAY, DIRECTOR, VOTE, Command, IllegalCommand
 from ..engine.core import apply_in_place, new_game
 from ..engine.events import ACCEPTED
-from ..engine.model import DAY, START, GameState, Phase
+from ..engine.model import DAY, NIGHT, START, GameState, Phase
 from ..engine.registry import find_ruleset
 from ..engine.ruleset import Ruleset
 from .discuz import ForumError, Post, Thread
@@ -70,14 +70,19 @@ def _zh_number(text: str) -> int | None:
     return total + current
 
 
-def first_phase_label(text: str) -> Phase | None:
-    """The first 第N天 / 第N夜 a text names (a director's 公示 names its own phase first)."""
+def _phase_labels(text: str) -> list[Phase]:
+    out = []
     for m in _LABEL.finditer(normalize(text)):
         n = _zh_number(m.group(1))
-        if n is None or n < 1:
-            continue
-        return Phase(DAY if m.group(2) in "天日" else "night", n)
-    return None
+        if n is not None and n >= 1:
+            out.append(Phase(DAY if m.group(2) in "天日" else NIGHT, n))
+    return out
+
+
+def first_phase_label(text: str) -> Phase | None:
+    """The first 第N天 / 第N夜 a text names (a director's 公示 names its own phase first)."""
+    labels = _phase_labels(text)
+    return labels[0] if labels else None
 
 
 # -- GAME ---------------------------------------------------------------------------------------
@@ -307,6 +312,12 @@ def count(game: Game, thread: Thread, options: Options) -> dict[str, Any]:
     director = options.director or posts[0].author
     spans = _day_spans(posts, director)
     span = _range_of(spans, day, len(posts), stop_at_night=False)
+    if span is None:  # a director's post that names the day later in its text (第1夜公示…第2天开始)
+        for i, post in enumerate(posts):
+            if post.author == director and day in _phase_labels(post.body):
+                later = [idx for phase, idx in spans if idx > i and phase.kind == DAY and phase.ordinal > day.ordinal]
+                span = (i, later[0] if later else len(posts))
+                break
     if span is None:
         if first_phase_label(thread.subject) == day:
             starts = [i for i, p in enumerate(posts) if p.author == director]

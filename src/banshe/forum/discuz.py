@@ -259,14 +259,27 @@ def _author(container: _Element, pid: int) -> str | None:
                 if name:
                     return name
     for authi in container.iter("div"):
-        if "authi" not in _classes(authi):
+        if not _classes(authi) & {"authi", "postinfo"}:  # X: div.authi; Discuz! 7: td.postauthor div.postinfo
             continue
         for a in authi.iter("a"):
             href = a.get("href") or ""
-            if "mod=space" in href and "uid=" in href and "authorid" not in href:
+            if "space" in href and "uid=" in href and "authorid" not in href:
                 name = _clean(_all_text(a))
                 if name:
                     return name
+    return None
+
+
+def _plain_author(container: _Element, pid: int) -> str | None:
+    """An author with no space link: 匿名, a guest, a deleted member (Discuz! 7's td.postauthor too)."""
+    for el in container.iter("div", "td"):
+        cls = _classes(el)
+        if el.get("id") == f"favatar{pid}" or "postauthor" in cls:
+            for info in el.iter("div"):
+                if _classes(info) & {"pi", "postinfo"}:
+                    text = _clean(_all_text(info)).split(" ")[0]
+                    if text:
+                        return text
     return None
 
 
@@ -402,11 +415,43 @@ def _read_post(container: _Element, pid: int, source: str, tid: int | None) -> P
     author = _author(container, pid)
     when = _post_time(container, pid)
     if author is None:
+        author = _plain_author(container, pid)
+    if author is None:
         raise ForumError(f"{source}：帖子 {pid} 找不到作者（div.authi）")
     if when is None:
         raise ForumError(f"{source}：帖子 {pid}（{author}）的发表时间无法识别")
     post = Post(pid=pid, floor=floor or 0, author=author, time=when, body="", tid=tid, source=source)
     _read_body(td, post)
+    return post
+
+
+def _read_touch_post(container: _Element, pid: int, source: str, tid: int | None) -> Post | None:
+    """template/default/touch/forum/viewthread.htm: li.mtit (floor in span.y, author in span.z), li.mtime."""
+    body = next((d for d in container.iter("div") if "message" in _classes(d)), None)
+    if body is None:
+        return None
+    floor: int | None = None
+    author: str | None = None
+    when: datetime | None = None
+    for li in container.iter("li"):
+        cls = _classes(li)
+        if "mtit" in cls:
+            for span in li.iter("span"):
+                text = _clean(_all_text(span))
+                if "y" in _classes(span):
+                    named = [n for name, n in _FLOOR_NAMES.items() if name in text]
+                    digits = re.findall(r"\d+", text)
+                    floor = named[0] if named else (int(digits[-1]) if digits else None)
+                elif "z" in _classes(span) and text:
+                    author = text
+        elif "mtime" in cls:
+            for span in li.iter("span"):
+                when = when or _parse_date(span.get("title") or "")
+            when = when or _parse_date(_clean(_all_text(li)))
+    if author is None or when is None:
+        raise ForumError(f"{source}：帖子 {pid} 的作者或发表时间无法识别")
+    post = Post(pid=pid, floor=floor or 0, author=author, time=when, body="", tid=tid, source=source)
+    _read_body(body, post)
     return post
 
 
@@ -432,6 +477,13 @@ def parse_page(text: str, source: str = "<page>", base_url: str | None = None) -
         post = _read_post(div, int(m.group(1)), source, tid)
         if post is not None:
             posts.append(post)
+    if not posts:  # the mobile (touch) view: div.plc#pidPID, ul.authi, div.message
+        for div in root.iter("div"):
+            m = re.fullmatch(r"pid(\d+)", div.get("id") or "")
+            if m and "plc" in _classes(div):
+                post = _read_touch_post(div, int(m.group(1)), source, tid)
+                if post is not None:
+                    posts.append(post)
     if not posts:
         raise ForumError(f"{source}：不是 Discuz! 帖子页面（找不到任何楼层 div#post_…）")
     previous = 0
