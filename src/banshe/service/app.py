@@ -49,6 +49,7 @@ from ..engine.ruleset import FREE_TEXT, MANY_TARGETS, NO_TARGET, YES_NO
 from . import auth
 from . import schedule as sched
 from .db import make_engine, migrate, session_factory
+from .forum_desk import install as install_forum_desk
 from .games import GameService, NotFound, ServiceError
 from .models import Director, Game, Seat
 from .views import director_page, player_page
@@ -441,6 +442,8 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
             return "已判罚" if issue else "已忽略"
 
         return await god_action(request, game_id, act)
+
+    install_forum_desk(app, service, render, director_of, director_form, owned)  # issue 14: 论坛计票
 
     @app.get("/d/g/{game_id}/export.json")
     def god_export(request: Request, game_id: int) -> Response:
