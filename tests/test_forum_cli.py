@@ -85,6 +85,7 @@ def test_table_mode(
         ("missing", "找不到这个文件"),
         ("day", "已经包含"),
         ("tz", "未知的时区"),
+        ("day0", "正整数"),
     ],
 )
 def test_bad_input_exits_2_with_one_chinese_line(
@@ -106,6 +107,8 @@ def test_bad_input_exits_2_with_one_chinese_line(
         args = [str(game), str(tmp_path / "none.html")]
     elif setup == "day":
         args += ["--day", "1"]
+    elif setup == "day0":
+        args += ["--day", "0"]
     elif setup == "tz":
         args += ["--tz", "Mars/Olympus"]
     assert main(["forum", "count", *args]) == 2

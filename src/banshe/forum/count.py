@@ -301,9 +301,9 @@ def _accelerated_days(state: GameState) -> set[str]:
 
 def count(game: Game, thread: Thread, options: Options) -> dict[str, Any]:
     rs = game.ruleset
-    day = Phase(DAY, options.day) if options.day else game.default_day()
     if options.day is not None and options.day < 1:
         raise CountError("--day 必须是正整数")
+    day = Phase(DAY, options.day) if options.day is not None else game.default_day()
     game.check_day(day)
     state, _records = game.state_at(day)
     if options.accelerated:
