@@ -82,7 +82,7 @@ def test_read_override_apply_and_the_engine_agrees(harness: Harness) -> None:
     code, text = h.director(game, "forum/act", player="饺子", skill="飞天", targets="汤圆")
     assert code == 400 and "飞天" in text
     shown = h.client.get(f"/d/g/{game}/forum").text
-    assert "[size=4][b]【第1天公示】[/b][/size]" in shown
+    assert "[size=6][color=#FF0000][b]【第1天公示】[/b][/color][/size]" in shown
 
 
 def test_refusals(harness: Harness) -> None:
@@ -105,3 +105,12 @@ def test_refusals(harness: Harness) -> None:
     day_id = int(r.headers["location"].split("day=")[1].split("&")[0])
     code, text = h.director(game, f"forum/{day_id}/apply")
     assert code == 400 and "对局当前是开局" in text
+
+
+def test_bbcode_uses_the_directors_reserved_fonts() -> None:
+    from banshe.service.forum_desk import forum_bbcode
+
+    assert forum_bbcode("pinming", "第2天", "乙出局。") == (
+        "[size=6][color=#FF0000][b]【第2天公示】[/b][/color][/size]\n[color=#FF0000]乙出局。[/color]"
+    )
+    assert forum_bbcode("chenji", "第2天", "乙出局。").endswith("\n[size=6]乙出局。[/size]")

@@ -35,11 +35,18 @@ from . import schedule as sched
 from .forum_models import ForumDay, ForumOverride
 from .games import GameService, NotFound, ServiceError, public_announcements
 from .models import Director, Game, Post
-from .views import bbcode
 
 MAX_UPLOAD = 20 * 1024 * 1024
 ALLOW_PRIVATE_ENV = "BANSHE_FORUM_PRIVATE_HOSTS"  # "1": the desk may fetch threads on private addresses
 _WORDS = {VOTE: "投票", CHANGE_VOTE: "改票"}
+
+
+def forum_bbcode(rs_id: str, phase: str, text: str) -> str:
+    """A 公示 in the director's reserved fonts: red #FF0000 and size 6 (品茗 违规判定 6(1): players may
+    use neither); 沉寂与取酒 lets players use red, so its body is set in size 6 instead."""
+    head = f"[size=6][color=#FF0000][b]【{phase}公示】[/b][/color][/size]"
+    body = f"[size=6]{text}[/size]" if rs_id in ("chenji",) else f"[color=#FF0000]{text}[/color]"
+    return f"{head}\n{body}"
 
 
 def _public_host(url: str) -> None:
@@ -247,7 +254,8 @@ class ForumDesk:
         effective = self.effective(current) if current else []
         by_floor = {v["floor"]: v for v in effective}
         announcements = [
-            {"phase": e.phase, "text": e.text, "bbcode": bbcode(e.phase, e.text)} for e in public_announcements(state)
+            {"phase": e.phase, "text": e.text, "bbcode": forum_bbcode(rs.id, e.phase, e.text)}
+            for e in public_announcements(state)
         ]
         return {
             "game": game,
