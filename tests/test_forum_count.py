@@ -173,8 +173,11 @@ def test_target_names_are_exact_after_nfkc_never_guessed(tmp_path: Path) -> None
         P("西", "2026-12-2 09:40", vote("月")),  # out: the engine refuses
         P("北", "2026-12-2 09:50", "投票对象 夏<br />投票理由：没冒号"),
         P("风", "2026-12-2 09:55", "我要投票对象：夏<br />投票理由：不在行首"),
+        P("Ａ甲", "2026-12-2 10:00", vote("夏")),  # the account named as GAME seats it
     ]
-    floors = by_floor(run(tmp_path, posts, game=game, day=2))
+    result = run(tmp_path, posts, game=game, day=2)
+    floors = by_floor(result)
+    assert floors[8]["author"] == "Ａ甲" and floors[8]["kind"] == "vote" and ["Ａ甲", "投票", "夏"] in result["inputs"]
     assert floors[2]["refused"] is None and floors[2]["target"] == "Ａ甲"
     assert floors[3]["refused"] == "投票对象有误：没有“夏天”这名角色"
     assert floors[4]["refused"] is None and floors[4]["target"] == "弃权"

@@ -256,7 +256,7 @@ def _day_spans(posts: list[Post], director: str) -> list[tuple[Phase, int]]:
     spans: list[tuple[Phase, int]] = []
     seen: set[int] = set()
     for i, post in enumerate(posts):
-        if post.author != director:
+        if not same_name(post.author, director):
             continue
         phase = first_phase_label(post.body)
         if phase is not None and phase.ordinal not in seen and (not spans or phase.ordinal > spans[-1][0].ordinal):
@@ -275,6 +275,11 @@ def _range_of(spans: list[tuple[Phase, int]], day: Phase, total: int, stop_at_ni
                     break
             return start, end
     return None
+
+
+def same_name(a: str, b: str) -> bool:
+    """Forum account names compared as the votes' targets are (NFKC, trimmed)."""
+    return normalize(a).strip() == normalize(b).strip()
 
 
 def _resolve_target(state: GameState, written: str) -> str | None:
@@ -314,13 +319,13 @@ def count(game: Game, thread: Thread, options: Options) -> dict[str, Any]:
     span = _range_of(spans, day, len(posts), stop_at_night=False)
     if span is None:  # a director's post that names the day later in its text (第1夜公示…第2天开始)
         for i, post in enumerate(posts):
-            if post.author == director and day in _phase_labels(post.body):
+            if same_name(post.author, director) and day in _phase_labels(post.body):
                 later = [idx for phase, idx in spans if idx > i and phase.kind == DAY and phase.ordinal > day.ordinal]
                 span = (i, later[0] if later else len(posts))
                 break
     if span is None:
         if first_phase_label(thread.subject) == day:
-            starts = [i for i, p in enumerate(posts) if p.author == director]
+            starts = [i for i, p in enumerate(posts) if same_name(p.author, director)]
             if starts:
                 span = (starts[0], len(posts))
         if span is None:
@@ -335,10 +340,15 @@ def count(game: Game, thread: Thread, options: Options) -> dict[str, Any]:
     inputs: list[list[str]] = []
     counts = {n: 0 for n in alive}
     floors = {p.pid: p.floor for p in posts}
+    seat_of = {normalize(n).strip(): n for n in state.order}
+    director_key = normalize(director).strip()
     for post in posts[start:end]:
+        key = normalize(post.author).strip()
+        if key != director_key and key in seat_of:
+            post.author = seat_of[key]  # the seat's name as GAME writes it (full-width letters and all)
         author = post.author
         late = close is not None and post.time > close
-        if author == director:
+        if key == director_key:
             verdicts.append(Verdict(post, "director", counted=not late))
             continue
         if author not in seats:
@@ -487,8 +497,9 @@ def _lurk_flags(
             break
         tally: dict[str, int] = {}
         for post in posts[span[0] : span[1]]:
-            if post.author != director:
-                tally[post.author] = tally.get(post.author, 0) + 1
+            if not same_name(post.author, director):
+                key = normalize(post.author).strip()
+                tally[key] = tally.get(key, 0) + 1
         earlier[k] = tally
     three = len(earlier) == 2
     for name in counts:
@@ -498,7 +509,8 @@ def _lurk_flags(
         if name not in accepted_vote and rs.can_vote(state, name) is None:
             out.append({"player": name, "rule": "潜水", "detail": f"{day.label}未投票"})
         if three:
-            days = [(k, earlier[k].get(name, 0)) for k in (day.number - 2, day.number - 1)] + [(day.number, n)]
+            key = normalize(name).strip()
+            days = [(k, earlier[k].get(key, 0)) for k in (day.number - 2, day.number - 1)] + [(day.number, n)]
             if all(c < LURK_THREE_DAY_POSTS for _, c in days):
                 listed = "、".join(f"第{k}天{c}帖" for k, c in days)
                 detail = f"连续三个未加速的讨论日均不足{LURK_THREE_DAY_POSTS}帖（{listed}）"

@@ -154,6 +154,11 @@ def _clean(text: str) -> str:
     return unicodedata.normalize("NFKC", text.replace("\xa0", " ")).strip()
 
 
+def _name(text: str) -> str:
+    """An account name as shown (kept as written: the count matches names after NFKC)."""
+    return re.sub(r"\s+", " ", text.replace("\xa0", " ")).strip()
+
+
 def _text_of(el: _Element) -> str:
     """The element's text as a reader sees it: <br> and block elements end lines."""
     parts: list[str] = []
@@ -251,11 +256,11 @@ def _author(container: _Element, pid: int) -> str | None:
             for authi in el.iter("div"):
                 if "authi" in _classes(authi):
                     for a in authi.iter("a"):
-                        name = _clean(_all_text(a))
+                        name = _name(_all_text(a))
                         if name:
                             return name
             for strong in el.iter("strong"):
-                name = _clean(_all_text(strong))
+                name = _name(_all_text(strong))
                 if name:
                     return name
     for authi in container.iter("div"):
@@ -264,7 +269,7 @@ def _author(container: _Element, pid: int) -> str | None:
         for a in authi.iter("a"):
             href = a.get("href") or ""
             if "space" in href and "uid=" in href and "authorid" not in href:
-                name = _clean(_all_text(a))
+                name = _name(_all_text(a))
                 if name:
                     return name
     return None
@@ -277,7 +282,7 @@ def _plain_author(container: _Element, pid: int) -> str | None:
         if el.get("id") == f"favatar{pid}" or "postauthor" in cls:
             for info in el.iter("div"):
                 if _classes(info) & {"pi", "postinfo"}:
-                    text = _clean(_all_text(info)).split(" ")[0]
+                    text = _name(_all_text(info)).split(" ")[0]
                     if text:
                         return text
     return None
@@ -443,7 +448,7 @@ def _read_touch_post(container: _Element, pid: int, source: str, tid: int | None
                     digits = re.findall(r"\d+", text)
                     floor = named[0] if named else (int(digits[-1]) if digits else None)
                 elif "z" in _classes(span) and text:
-                    author = text
+                    author = _name(_all_text(span))
         elif "mtime" in cls:
             for span in li.iter("span"):
                 when = when or _parse_date(span.get("title") or "")
