@@ -131,6 +131,35 @@ def _review(args: argparse.Namespace) -> int:
     return 0
 
 
+def _forum_count(args: argparse.Namespace) -> int:
+    from .forum.count import CountError, Options, count, load_game, parse_close
+    from .forum.discuz import ForumError, read_thread
+    from .service.schedule import zone
+
+    try:
+        zone(args.tz)
+        options = Options(
+            day=args.day,
+            close=parse_close(args.close) if args.close else None,
+            director=args.director,
+            accelerated=args.accelerated,
+        )
+        game = load_game(args.game)
+        thread = read_thread(args.thread)
+        result = count(game, thread, options)
+    except (CountError, ForumError, ValueError) as exc:
+        print(f"banshe: {exc}".replace("\n", " "), file=sys.stderr)
+        return 2
+    if args.table:
+        from .forum.table import print_table
+
+        print_table(result)
+        return 0
+    json.dump(result, sys.stdout, ensure_ascii=False, indent=None if args.compact else 2)
+    sys.stdout.write("\n")
+    return 0
+
+
 def _rulesets(args: argparse.Namespace) -> int:
     from rich.table import Table
 
@@ -369,6 +398,21 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--progress", dest="progress", action="store_true", default=None, help="显示进度条")
     s.add_argument("--no-progress", dest="progress", action="store_false")
     s.set_defaults(func=_simulate)
+    fo = sub.add_parser("forum", help="the forum bridge: count a Discuz! thread's day (论坛计票)")
+    fsub = fo.add_subparsers(dest="forum_command", required=True)
+    fc = fsub.add_parser("count", help="count one day of a Discuz! thread by the rules; JSON (or --table)")
+    fc.add_argument("game", metavar="GAME", help="场景文件，或导演服务导出的对局 JSON")
+    fc.add_argument(
+        "thread", metavar="THREAD", nargs="+", help="保存的帖子页面（按页序）、其文件夹，或 http(s):// 帖子地址"
+    )
+    fc.add_argument("--day", type=int, default=None, help="统计第几天（默认：GAME 最后一个阶段之后的讨论日）")
+    fc.add_argument("--close", default=None, help='关门时间 "YYYY-MM-DD HH:MM"（默认不限）')
+    fc.add_argument("--tz", default="Asia/Shanghai", help="--close 与论坛时间所用的时区")
+    fc.add_argument("--director", default=None, help="导演的论坛账号（默认：1楼作者）")
+    fc.add_argument("--accelerated", action="store_true", help="当日执行加速（不可改票，不判潜水）")
+    fc.add_argument("--table", action="store_true", help="在终端中以表格显示（楼层、作者、判定、原因）")
+    fc.add_argument("--compact", action="store_true", help="one-line JSON")
+    fc.set_defaults(func=_forum_count)
     r = sub.add_parser("rulesets", help="list the rulesets and their options")
     r.set_defaults(func=_rulesets)
     sv = sub.add_parser("serve", help="run the director service (web) on SQLite or BANSHE_DATABASE_URL")

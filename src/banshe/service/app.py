@@ -51,6 +51,7 @@ from . import auth, security
 from . import idempotency as idem
 from . import schedule as sched
 from .db import make_engine, migrate, session_factory
+from .forum_desk import install as install_forum_desk
 from .games import GameService, NotFound, ServiceError
 from .models import Director, Game, Seat
 from .views import director_page, player_page, viewer_version
@@ -488,6 +489,8 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
             return "已判罚" if issue else "已忽略"
 
         return await god_action(request, game_id, act)
+
+    install_forum_desk(app, service, render, director_of, director_form, owned)  # issue 14: 论坛计票
 
     @app.get("/d/g/{game_id}/export.json")
     def god_export(request: Request, game_id: int) -> Response:

@@ -67,4 +67,35 @@ def parse_vote(text: str) -> VotePost | None:
     raise VoteFormatError(f"格式有误：投票帖必须以“{label}：”开头")
 
 
-__all__ = ["VOTE", "CHANGE_VOTE", "VoteFormatError", "VotePost", "normalize", "parse_vote"]
+def vote_kind_mentioned(text: str) -> str | None:
+    """The kind of vote a post tries to make (its first label), or None when it names no label."""
+    body = normalize(text)
+    found = [(body.find(label), kind) for kind, labels in _LABELS.items() for label in labels if label in body]
+    return min(found)[1] if found else None
+
+
+def parse_post_vote(text: str) -> VotePost | None:
+    """The vote in a forum post, whose vote lines may have other lines around them.
+
+    Seed 002 投票格式: the 对象 label begins a line; the 理由 (and whatever follows it) runs to the
+    end of the post. A label that does not begin a line, two vote blocks in one post, or a
+    broken block raise VoteFormatError; a post with no label at all is None.
+    """
+    body = normalize(text)
+    if vote_kind_mentioned(body) is None:
+        return None
+    starts = []
+    offset = 0
+    for line in body.splitlines(keepends=True):
+        stripped = line.lstrip()
+        for kind, (obj, _why) in _LABELS.items():
+            if stripped.startswith(obj):
+                starts.append((offset + len(line) - len(stripped), kind))
+        offset += len(line)
+    if len(starts) > 1:
+        raise VoteFormatError("格式有误：一帖只能包含一个投票或改票")
+    if not starts:
+        return parse_vote(body)  # raises with the reason (the label must begin the post's vote lines)
+    return parse_vote(body[starts[0][0] :])
+
+
