@@ -98,8 +98,6 @@ class Settings:
         )
 
 
-
-
 class Scheduler:
     """Fires due deadlines from a background thread (and every overdue one at start-up)."""
 

@@ -119,7 +119,7 @@ def command_sentence(rs: Ruleset, phase: str, cmd: dict[str, Any], row: Row | No
         extra = "：是" if cmd["answer"] else "：否"
     elif cmd.get("text"):
         extra = f"：{cmd['text']}"
-    arrow = f" → {targets}" if targets else ""
+    arrow = f"→ {targets}" if targets else ""
     by = "（导演代为提交）" if source == "director" else f"（{SOURCE_NAMES.get(source, source)}）"
     return f"{phase} {actor} 发动〈{rs.skill_name(skill)}〉{arrow}{extra}{by}"
 
