@@ -119,7 +119,9 @@ class ForumDesk:
     def overrides(self, day_id: int) -> list[ForumOverride]:
         with self.service.sessions() as s:
             return list(
-                s.scalars(select(ForumOverride).where(ForumOverride.forum_day_id == day_id).order_by(ForumOverride.id))
+                s.scalars(
+                    select(ForumOverride).where(ForumOverride.forum_day_id == day_id).order_by(ForumOverride.id)
+                )
             )
 
     # -- the director's verdicts -------------------------------------------------------------------
