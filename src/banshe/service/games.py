@@ -908,7 +908,8 @@ class GameService:
         if len(person) > 64 or not person.isprintable():
             raise ServiceError("替补玩家的名字过长或含有不可见字符")
         with self._tx(game_id) as (s, game):
-            self._check_at(game, self.state_of(s, game), at)
+            state = self.state_of(s, game)
+            self._check_at(game, state, at)
             if game.status == "ended":
                 raise ServiceError("游戏已经结束")
             seat = s.scalar(select(Seat).where(Seat.game_id == game.id, Seat.name == name, Seat.active.is_(True)))
@@ -927,6 +928,8 @@ class GameService:
                 person=person or None,
             )
             s.add(new)
+            # 更换替补…照常公示 (seed 000); the new person's name stays in the director's records
+            s.add(notice(game.id, state.phase.label, f"{name}更换替补。", self.clock()))
             s.flush()
             return new
 
