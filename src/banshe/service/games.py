@@ -1104,7 +1104,8 @@ class GameService:
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, ServiceError):
                 raise
-            raise ServiceError(f"导入失败：文件内容不完整或有误（{exc}）") from None
+            what = f"缺少字段“{exc.args[0]}”" if isinstance(exc, KeyError) and exc.args else "某个字段的类型或取值不对"
+            raise ServiceError(f"导入失败：文件内容不完整或有误（{what}）") from None
         result = data.get("result") or {}
         winner = rs.camp_name(state.winner) if state.winner else None
         if result.get("winner", winner) != winner:

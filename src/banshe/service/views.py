@@ -304,11 +304,7 @@ def director_page(svc: GameService, game_id: int) -> dict[str, Any]:
         for x in rows_[1:]
     ]
     log_lines = logtext.log_lines(rs, state.log, log_rows, extra)
-    phase_actions = [
-        command_text(rs, e["data"]["command"])
-        for e in v["events"]
-        if e["kind"] == ACCEPTED and e["phase"] == state.phase.label
-    ]
+    phase_actions = [x.text for x in log_lines if x.kind == ACCEPTED and x.phase == state.phase.label]
     preview: list[str] = []
     preview_error = ""
     if not state.over:
