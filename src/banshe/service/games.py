@@ -1104,7 +1104,12 @@ class GameService:
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, ServiceError):
                 raise
-            what = f"缺少字段“{exc.args[0]}”" if isinstance(exc, KeyError) and exc.args else "某个字段的类型或取值不对"
+            if isinstance(exc, KeyError) and exc.args:
+                what = f"缺少字段“{exc.args[0]}”"
+            elif isinstance(exc, ValueError) and _chinese(str(exc)):
+                what = str(exc)  # the names', the engine's and the schedule's own reasons
+            else:
+                what = "某个字段的类型或取值不对"  # Python's own text (int() of a word …) never reaches the page
             raise ServiceError(f"导入失败：文件内容不完整或有误（{what}）") from None
         result = data.get("result") or {}
         winner = rs.camp_name(state.winner) if state.winner else None
@@ -1165,6 +1170,11 @@ class GameService:
             s.commit()
             self._remember(game.id, _Cached(len(commands), state))
             return game
+
+
+def _chinese(text: str) -> bool:
+    """Whether a message was written for people (ours are Chinese; Python's own are English)."""
+    return any("\u4e00" <= ch <= "\u9fff" for ch in text)
 
 
 def _import_announcements(s: Session, game_id: int, entries: Any, total: int) -> None:
