@@ -194,7 +194,7 @@ def test_director_controls(harness: Harness) -> None:
     assert resumed.due_at > h.clock.now
     # 替补: a new link for the character, the old one stops working, the history stays
     old = links["馄饨"]
-    assert h.director(game, "substitute", player="馄饨")[0] == 303
+    assert h.director(game, "substitute", player="馄饨", person="新来的")[0] == 303
     assert h.director(game, "substitute", player="无名氏")[0] == 400
     new = h.links(game)["馄饨"]
     assert new != old

@@ -94,6 +94,8 @@ def test_a_director_and_fourteen_players_play_pinming_in_the_browser(server: str
     d.fill("input[name=password]", "e2e-password")
     _submit(d, "button[type=submit]")
     d.goto(f"{server}/d/new?ruleset=品茗")
+    assert "品茗的标准配置为14人" in d.locator("#player-counts").inner_text()
+    d.screenshot(path=str(ARTIFACTS / "new-game.png"), full_page=True)
     d.fill("textarea[name=seats]", "\n".join(f"{n} {r}" for n, r in PINMING_SEATS.items()))
     d.fill("input[name=seed]", "11")
     _submit(d, "#create")
@@ -144,7 +146,29 @@ def test_a_director_and_fourteen_players_play_pinming_in_the_browser(server: str
         post(name, f"投票对象：{target}\n投票理由：第{i}位" if i % 2 else f"投票对象:{target} 投票理由:跟票")
     director("#close-phase")
     publish()
-    # 第1夜: 预言, 杀人, 毒药, stage by stage
+    # 替补 (once per character, with the new person's name): the old link dies, the new one works
+    d.on("dialog", lambda dialog: dialog.accept())  # the form's data-confirm
+    d.goto(god)
+    d.locator('tr[data-seat="米糕"] details summary').click()
+    d.fill('tr[data-seat="米糕"] input[name=person]', "新来的")
+    _submit(d, 'tr[data-seat="米糕"] button.substitute')
+    assert "（已换过替补）" in d.locator('tr[data-seat="米糕"]').inner_text()
+    fresh = server + (d.locator('a.player-link[data-player="米糕"]').get_attribute("href") or "")
+    assert fresh != links["米糕"] and f"米糕：{fresh}" in d.locator("#link-lines").input_value()
+    players["米糕"].goto(links["米糕"])
+    assert "链接无效或已停用" in players["米糕"].locator("main").inner_text()
+    players["米糕"].goto(fresh)
+    assert players["米糕"].locator("#role").inner_text() == "病娇"
+    # 第1夜: a 红牌 with its reason (罚下 at once by night), then 预言, 杀人, 毒药, stage by stage
+    d.goto(god)
+    d.locator("#penalty-form select[name=skill]").select_option("card_red")
+    d.locator("#penalty-form select[name=target]").select_option("油条")
+    d.fill("#penalty-form input[name=reason]", "夜间在讨论帖发言")
+    _submit(d, "#penalty-submit")
+    assert "蓝0 黄0 红1" in d.locator('tr[data-seat="油条"]').inner_text()
+    assert "导演 给 油条 红牌：夜间在讨论帖发言" in d.locator("#log").inner_text()
+    assert "导演 为 米糕 换上替补：新来的" in d.locator("#log").inner_text()
+    d.screenshot(path=str(ARTIFACTS / "god-page.png"), full_page=True)
     act("饺子", "check", "汤圆")
     act("汤圆", "kill", "馄饨")
     director("#close-stage")
@@ -189,3 +213,10 @@ def test_a_director_and_fourteen_players_play_pinming_in_the_browser(server: str
     review = players["馄饨"]
     review.goto(links["馄饨"] + "/review")
     assert "村民阵营胜利" in review.locator("#winner").inner_text()
+    red = [c for c in export["commands"] if c["command"]["skill"] == "card_red"]
+    assert [c["note"] for c in red] == ["夜间在讨论帖发言"]
+    assert [x["person"] for x in export["seats"] if x["name"] == "米糕"] == [None, "新来的"]
+    d.goto(god + "/review")
+    assert "油条出局（" in (d.locator("#timeline").text_content() or "")  # in a closed <details>
+    assert "第2天 汤圆 发动〈投降〉" in d.locator("#timeline").inner_text()
+    d.screenshot(path=str(ARTIFACTS / "review.png"), full_page=True)

@@ -112,9 +112,9 @@ def test_one_failing_game_does_not_stop_the_other_games_deadlines(
 @pytest.mark.parametrize(
     ("field", "value", "reason"),
     [
-        ("min_day_hours", "1000000000", "min_day_hours”应在0到336小时之间"),
-        ("start_minutes", "99999999999999999999999", "start_minutes”必须是整数"),
-        ("prompt_minutes_day", "0", "prompt_minutes_day”应在1到1440分钟之间"),
+        ("min_day_hours", "1000000000", "讨论日最短时长”应在0到336小时之间"),
+        ("start_minutes", "99999999999999999999999", "开局行动时限”必须是整数"),
+        ("prompt_minutes_day", "0", "白天回应时限”应在1到1440分钟之间"),
         ("stage_0", "9999", "时限应在0到1440分钟之间"),
         ("timezone", "Asia/" + "x" * 1024, "未知的时区"),
     ],

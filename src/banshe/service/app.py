@@ -52,7 +52,7 @@ from . import idempotency as idem
 from . import schedule as sched
 from .db import make_engine, migrate, session_factory
 from .forum_desk import install as install_forum_desk
-from .games import GameService, NotFound, ServiceError
+from .games import GameService, NotFound, ServiceError, board_counts, counts_text
 from .models import Director, Game, Seat
 from .views import director_page, player_page, viewer_version
 
@@ -96,8 +96,6 @@ class Settings:
             trusted_proxies=os.environ.get("BANSHE_TRUSTED_PROXIES", ""),
             session_hours=float(os.environ.get("BANSHE_SESSION_HOURS", str(auth.SESSION_LIFETIME / 3600))),
         )
-
-
 
 
 class Scheduler:
@@ -309,6 +307,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
             "rulesets": all_rulesets(),
             "rs": rs,
             "schedule": sched.default_schedule(rs),
+            "board_text": counts_text(board_counts(rs)),
             "form": form,
             "error": error,
             "timezone": sched.DEFAULT_TIMEZONE,
@@ -330,7 +329,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
         try:
             players, roles = parse_seats(fields.get("seats", ""))
             options = parse_options(rs.options, form)
-            seed = int(fields["seed"]) if fields.get("seed", "").strip() else None
+            seed = parse_int(fields.get("seed", ""), "随机种子", 0, 2**31 - 1)
             schedule = {
                 "start_minutes": fields.get("start_minutes") or None,
                 "day_end": fields.get("day_end") or None,
@@ -352,8 +351,9 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
                 fields.get("timezone") or sched.DEFAULT_TIMEZONE,
                 fields.get("title", ""),
                 auto_publish=fields.get("auto_publish") == "on",
+                custom_board=fields.get("custom_board") == "on",
             )
-        except ValueError as exc:
+        except ValueError as exc:  # parse_seats / parse_options: their reasons are Chinese
             return render(request, "new_game.html", new_game_ctx(director, csrf, rs.id, fields, str(exc)), 400)
         except ServiceError as exc:
             return render(request, "new_game.html", new_game_ctx(director, csrf, rs.id, fields, exc.reason), 400)
@@ -370,7 +370,8 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
             data = json.loads(raw)
             game = service.import_game(director.id, data)
         except (ValueError, ServiceError) as exc:
-            reason = exc.reason if isinstance(exc, ServiceError) else f"导入失败：不是合法的 JSON（{exc}）"
+            where = f"（第{exc.lineno}行第{exc.colno}列）" if isinstance(exc, json.JSONDecodeError) else ""
+            reason = exc.reason if isinstance(exc, ServiceError) else f"导入失败：不是合法的 JSON{where}"
             with sessions() as s:
                 games = list(s.scalars(select(Game).where(Game.director_id == director.id).order_by(Game.id.desc())))
             ctx = {"director": director, "csrf": csrf, "games": games, "error": reason}
@@ -412,8 +413,6 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
             done = await run_in_threadpool(service.once, game_id, key, lambda: act(form, at))
         except ServiceError as exc:
             return await run_in_threadpool(god, request, director, csrf, game_id, exc.reason, exc.status)
-        except ValueError as exc:
-            return await run_in_threadpool(god, request, director, csrf, game_id, str(exc), 400)
         return RedirectResponse(f"/d/g/{game_id}?ok={quote(done)}", status_code=303)
 
     @app.post("/d/g/{game_id}/command", response_class=HTMLResponse)
@@ -423,10 +422,11 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
             if skill not in DIRECTOR_SKILLS:
                 raise ServiceError("未知的导演指令")
             target = _str(form.get("target")).strip()
-            amount_text = _str(form.get("amount")).strip()
-            amount = int(amount_text) if amount_text else None
-            service.director_command(game_id, Command(DIRECTOR, skill, (target,) if target else (), amount=amount), at)
-            return f"已执行：{DIRECTOR_SKILLS[skill]}"
+            amount = parse_int(_str(form.get("amount")), "分值", 1, 10000)
+            reason = _str(form.get("reason")).strip()
+            cmd = Command(DIRECTOR, skill, (target,) if target else (), amount=amount)
+            service.director_command(game_id, cmd, at, reason or None)
+            return f"已执行：{DIRECTOR_SKILLS[skill]}" + (f"（{target}）" if target else "")
 
         return await god_action(request, game_id, act)
 
@@ -442,10 +442,9 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
     @app.post("/d/g/{game_id}/extend", response_class=HTMLResponse)
     async def god_extend(request: Request, game_id: int) -> Response:
         def act(form: FormData, at: str) -> str:
-            try:
-                minutes = int(_str(form.get("minutes")))
-            except ValueError:
-                raise ServiceError("请填写延长的分钟数") from None
+            minutes = parse_int(_str(form.get("minutes")), "延长分钟数", -60 * 24 * 14, 60 * 24 * 14)
+            if minutes is None:
+                raise ServiceError("请填写延长的分钟数")
             row = service.extend(game_id, minutes, at)
             return f"{row.label}的时限已调整"
 
@@ -454,12 +453,30 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
     @app.post("/d/g/{game_id}/publish", response_class=HTMLResponse)
     async def god_publish(request: Request, game_id: int) -> Response:
         def act(form: FormData, at: str) -> str:
-            try:
-                upto = int(_str(form.get("upto")))
-            except ValueError:
-                raise ServiceError("请选择要发布的公示") from None
+            upto = parse_int(_str(form.get("upto")), "公示序号", 0, 10**6)
+            if upto is None:
+                raise ServiceError("请选择要发布的公示")
             n = service.publish(game_id, upto, at)
             return f"已发布{n}条公示"
+
+        return await god_action(request, game_id, act)
+
+    @app.post("/d/g/{game_id}/announcements/{idx}", response_class=HTMLResponse)
+    async def god_announcement(request: Request, game_id: int, idx: int) -> Response:
+        """One pending 公示: 修改 (the director's wording), 扣留 / 取消扣留, or 单独发布."""
+
+        def act(form: FormData, at: str) -> str:
+            action = _str(form.get("action"))
+            if action == "edit":
+                service.edit_announcement(game_id, idx, _str(form.get("text")), at)
+                return "公示已修改（发布前仍可再改）"
+            if action in ("withhold", "release"):
+                service.withhold(game_id, idx, action == "withhold", at)
+                return "公示已扣留，不会随“发布到此条”发出" if action == "withhold" else "公示已放回待发布"
+            if action == "publish":
+                service.publish(game_id, idx, at, only=True)
+                return "已发布这条公示"
+            raise ServiceError("未知的操作")
 
         return await god_action(request, game_id, act)
 
@@ -467,8 +484,9 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
     async def god_substitute(request: Request, game_id: int) -> Response:
         def act(form: FormData, at: str) -> str:
             name = _str(form.get("player"))
-            service.substitute(game_id, name, at)
-            return f"{name}已换上替补，新链接见下方"
+            person = _str(form.get("person"))
+            service.substitute(game_id, name, at, person)
+            return f"{name}已换上替补{'（' + person.strip() + '）' if person.strip() else ''}，新链接见角色表"
 
         return await god_action(request, game_id, act)
 
@@ -478,6 +496,19 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
             action = _str(form.get("action"))
             service.set_status(game_id, action, at)
             return {"pause": "游戏已暂停", "resume": "游戏已恢复", "end": "游戏已结束"}.get(action, "")
+
+        return await god_action(request, game_id, act)
+
+    @app.post("/d/g/{game_id}/flags", response_class=HTMLResponse)
+    async def god_flags(request: Request, game_id: int) -> Response:
+        """潜水 flags in bulk: the ticked ones are all 判罚 or all 忽略."""
+
+        def act(form: FormData, at: str) -> str:
+            ids = [parse_int(_str(v), "潜水记录", 1, 2**31 - 1) for v in form.getlist("flag")]
+            chosen = [i for i in ids if i is not None]
+            issue = _str(form.get("action")) == "issue"
+            n = service.resolve_flags(game_id, chosen, issue, at)
+            return f"已判罚{n}条潜水记录" if issue else f"已忽略{n}条潜水记录"
 
         return await god_action(request, game_id, act)
 
@@ -504,7 +535,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
     def god_review(request: Request, game_id: int) -> Response:
         director, _csrf = director_of(request)
         owned(director, game_id)
-        return review(request, game_id, allowed=True)
+        return review(request, game_id, allowed=True, back=(f"/d/g/{game_id}", "返回导演页面"))
 
     @app.get("/d/g/{game_id}/events")
     async def god_events(request: Request, game_id: int) -> Response:
@@ -512,10 +543,11 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
         owned(director, game_id)
         return sse(request, game_id, lambda: str(service.version(game_id)))  # the director sees all
 
-    def review(request: Request, game_id: int, allowed: bool) -> Response:
+    def review(request: Request, game_id: int, allowed: bool, back: tuple[str, str] = ("", "")) -> Response:
         ctx = director_page(service, game_id)
         if not allowed and not ctx["over"]:
             return message(request, "游戏结束后才能查看复盘", 403)
+        ctx.update({"back": back[0], "back_label": back[1]})
         return render(request, "review.html", ctx)
 
     # -- players -------------------------------------------------------------------------------
@@ -548,7 +580,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
     @app.get("/p/{token}/review", response_class=HTMLResponse)
     def player_review(request: Request, token: str) -> Response:
         seat = seat_of(token)
-        return review(request, seat.game_id, allowed=False)
+        return review(request, seat.game_id, allowed=False, back=(f"/p/{token}", "返回我的页面"))
 
     @app.get("/p/{token}/events")
     async def player_events(request: Request, token: str) -> Response:
@@ -702,6 +734,20 @@ def safe_next(nxt: str) -> str:
 
 def _str(value: Any) -> str:
     return value if isinstance(value, str) else ""
+
+
+def parse_int(text: str, field: str, low: int, high: int) -> int | None:
+    """A whole number from a form field (None when empty); a Chinese ServiceError names the field."""
+    text = text.strip()
+    if not text:
+        return None
+    digits = text[1:] if text[:1] in "+-" else text
+    if not digits.isascii() or not digits.isdigit() or len(digits) > 12:
+        raise ServiceError(f"“{field}”必须是整数：{text[:20]}")
+    value = int(text)
+    if not low <= value <= high:
+        raise ServiceError(f"“{field}”应在{low}到{high}之间")
+    return value
 
 
 def _stage_value(text: str) -> int | str | None:

@@ -11,10 +11,11 @@ writers can never interleave. Deadlines live in the database and reach the engin
 from __future__ import annotations
 
 import logging
+import random
 import secrets
 import threading
 import time
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
@@ -63,6 +64,7 @@ from .notices import notice
 
 log = logging.getLogger("banshe.scheduler")
 MAX_TEXT = 5000
+MAX_NOTE = 500
 RETRY_FAILED = 60.0
 CACHE_GAMES = 1000
 EXPORT_FORMAT = "banshe-game"
@@ -247,6 +249,7 @@ class GameService:
         timezone: str = sched.DEFAULT_TIMEZONE,
         title: str = "",
         auto_publish: bool = False,
+        custom_board: bool = False,
     ) -> Game:
         try:
             rs = find_ruleset(ruleset)
@@ -262,8 +265,10 @@ class GameService:
             sched.zone(timezone)
             full_schedule = sched.validate_schedule(rs, schedule or {})
             state = new_game(rs.id, names, roles, options or {}, seed)
+            if not custom_board:
+                check_board(rs, names, roles, seed)
         except ValueError as exc:
-            raise ServiceError(str(exc)) from None
+            raise ServiceError(str(exc)) from None  # the engine's and the schedule's reasons are Chinese
         now = self.clock()
         with self.sessions() as s:
             game = _insert_game(
@@ -277,6 +282,7 @@ class GameService:
                 auto_publish,
                 now,
             )
+            game.settings = {"custom_board": custom_board}
             self._after_change(s, game, state, now)
             s.commit()
             self._remember(game.id, _Cached(0, state))
@@ -289,8 +295,18 @@ class GameService:
         if game.status == "ended":
             raise ServiceError("游戏已经结束")
 
-    def _apply(self, s: Session, game: Game, state: GameState, cmd: Command, source: str, anchor: float) -> list[Event]:
-        """Apply `cmd` to the cached state and store it (inside the caller's transaction)."""
+    def _apply(
+        self,
+        s: Session,
+        game: Game,
+        state: GameState,
+        cmd: Command,
+        source: str,
+        anchor: float,
+        note: str | None = None,
+    ) -> list[Event]:
+        """Apply `cmd` to the cached state and store it (inside the caller's transaction); `note`:
+        the director's reason (判罚理由), kept with the command for the log and the export."""
         phase, stage = state.phase.label, state.stage
         if cmd.skill == CLOSE_PHASE and state.phase.kind == DAY and not state.settling:
             self._record_day(s, game, state, anchor)
@@ -313,6 +329,7 @@ class GameService:
                 stage=stage,
                 source=source,
                 created_at=self.clock(),
+                note=note or None,
             )
         )
         s.flush()
@@ -344,9 +361,13 @@ class GameService:
             .order_by(CommandRow.seq.desc())
         ).first()
 
-    def submit(self, game_id: int, cmd: Command, source: str = "player", at: str | None = None) -> list[Event]:
+    def submit(
+        self, game_id: int, cmd: Command, source: str = "player", at: str | None = None, note: str | None = None
+    ) -> list[Event]:
         """A player's skill or a director's command (`at`: the position it is meant for, see
-        `position`). Raises ServiceError with the engine's reason."""
+        `position`; `note`: the director's reason). Raises ServiceError with the engine's reason."""
+        if note is not None and len(note) > MAX_NOTE:
+            raise ServiceError(f"理由过长（最多{MAX_NOTE}字）")
         with self._tx(game_id) as (s, game):
             self._check_running(game)
             state = self.state_of(s, game)
@@ -356,7 +377,7 @@ class GameService:
                 prior = self._replaceable(s, game, state, cmd)
                 if prior is not None:
                     return self._replace(s, game, prior, cmd, now)
-            return self._apply(s, game, state, cmd, source, now)
+            return self._apply(s, game, state, cmd, source, now, note)
 
     def _replace(self, s: Session, game: Game, prior: CommandRow, cmd: Command, now: float) -> list[Event]:
         try:
@@ -546,7 +567,11 @@ class GameService:
             game.status = "ended"
             s.flush()
             for row in s.scalars(
-                select(Announcement).where(Announcement.game_id == game.id, Announcement.published_at.is_(None))
+                select(Announcement).where(
+                    Announcement.game_id == game.id,
+                    Announcement.published_at.is_(None),
+                    Announcement.withheld.is_(False),
+                )
             ):
                 row.published_at = anchor
         if state.phase.label != game.phase_label:
@@ -669,7 +694,8 @@ class GameService:
             counts[author] = int(n)
         s.add(DayRecord(game_id=game.id, phase=label, accelerated=state.accelerated, counts=counts, created_at=anchor))
         s.flush()
-        policy = sched.policy_for(self.ruleset(game))
+        rs = self.ruleset(game)
+        policy = sched.policy_for(rs)
         if state.accelerated:
             return  # 执行加速时，发言不足或未投票者将不被判罚
         recent = s.scalars(
@@ -681,7 +707,8 @@ class GameService:
             reasons = []
             if policy.lurk_min_posts and counts[name] < policy.lurk_min_posts:
                 reasons.append(f"{label}发言不足{policy.lurk_min_posts}帖（{counts[name]}帖）")
-            if policy.lurk_no_vote and name not in state.votes:
+            # 未投票 only for who could vote that day (the 白痴 after 装傻 may not: ruleset's can_vote)
+            if policy.lurk_no_vote and name not in state.votes and rs.can_vote(state, name) is None:
                 reasons.append(f"{label}未投票")
             if (
                 policy.lurk_three_day_posts
@@ -703,18 +730,31 @@ class GameService:
                 )
 
     def resolve_flag(self, game_id: int, flag_id: int, issue: bool, at: str | None = None) -> None:
+        self.resolve_flags(game_id, [flag_id], issue, at)
+
+    def resolve_flags(self, game_id: int, flag_ids: list[int], issue: bool, at: str | None = None) -> int:
+        """判罚 or 忽略 several 潜水 flags at once (all or none); each card carries the flag's reason."""
+        if not flag_ids:
+            raise ServiceError("请勾选要处理的潜水记录")
         with self._tx(game_id) as (s, game):
             self._check_at(game, self.state_of(s, game), at)
-            flag = s.get(LurkFlag, flag_id)
-            if flag is None or flag.game_id != game.id:
-                raise NotFound("没有这条潜水记录")
-            if flag.status != "pending":
-                raise ServiceError("这条潜水记录已经处理过了")
+            flags: list[LurkFlag] = []
+            for flag_id in dict.fromkeys(flag_ids):
+                flag = s.get(LurkFlag, flag_id)
+                if flag is None or flag.game_id != game.id:
+                    raise NotFound("没有这条潜水记录")
+                if flag.status != "pending":
+                    raise ServiceError(f"{flag.player}的潜水记录（{flag.reason}）已经处理过了")
+                flags.append(flag)
             if issue:
                 self._check_running(game)
-                state = self.state_of(s, game)
-                self._apply(s, game, state, Command(DIRECTOR, flag.card, (flag.player,)), "director", self.clock())
-            flag.status = "issued" if issue else "dismissed"
+            for flag in flags:
+                if issue:
+                    state = self.state_of(s, game)
+                    cmd = Command(DIRECTOR, flag.card, (flag.player,))
+                    self._apply(s, game, state, cmd, "director", self.clock(), f"潜水：{flag.reason}")
+                flag.status = "issued" if issue else "dismissed"
+            return len(flags)
 
     # -- the scheduler ---------------------------------------------------------------------------
     def due_deadlines(self, now: float, skip: set[int] | frozenset[int] = frozenset()) -> list[tuple[int, int]]:
@@ -793,8 +833,10 @@ class GameService:
             return None if value is None else float(value)
 
     # -- director actions ------------------------------------------------------------------------
-    def director_command(self, game_id: int, cmd: Command, at: str | None = None) -> list[Event]:
-        return self.submit(game_id, cmd, source="director", at=at)
+    def director_command(
+        self, game_id: int, cmd: Command, at: str | None = None, note: str | None = None
+    ) -> list[Event]:
+        return self.submit(game_id, cmd, source="director", at=at, note=note)
 
     def extend(self, game_id: int, minutes: int, at: str | None = None) -> Deadline:
         if minutes == 0 or abs(minutes) > 60 * 24 * 14:
@@ -809,36 +851,85 @@ class GameService:
             row.due_at += minutes * 60
             return row
 
-    def publish(self, game_id: int, upto: int, at: str | None = None) -> int:
-        """Publish every pending 公示 up to index `upto`, in order."""
+    def publish(self, game_id: int, upto: int, at: str | None = None, only: bool = False) -> int:
+        """Publish every pending 公示 up to index `upto`, in order, except the withheld ones; `only`:
+        just the one at `upto` (also a withheld one: it is released)."""
         with self._tx(game_id) as (s, game):
             self._check_at(game, self.state_of(s, game), at)
-            rows = s.scalars(
-                select(Announcement).where(
-                    Announcement.game_id == game.id, Announcement.idx <= upto, Announcement.published_at.is_(None)
-                )
-            ).all()
+            query = select(Announcement).where(Announcement.game_id == game.id, Announcement.published_at.is_(None))
+            if only:
+                query = query.where(Announcement.idx == upto)
+            else:
+                query = query.where(Announcement.idx <= upto, Announcement.withheld.is_(False))
+            rows = s.scalars(query).all()
             if not rows:
                 raise ServiceError("没有待发布的公示")
             now = self.clock()
             for row in rows:
                 row.published_at = now
+                row.withheld = False
             return len(rows)
 
-    def substitute(self, game_id: int, name: str, at: str | None = None) -> Seat:
-        """替补: the character keeps its history; the new person gets a new link, the old one stops working."""
+    def _pending_announcement(self, s: Session, game: Game, idx: int) -> Announcement:
+        row = s.scalar(select(Announcement).where(Announcement.game_id == game.id, Announcement.idx == idx))
+        if row is None:
+            raise NotFound("没有这条公示")
+        if row.published_at is not None:
+            raise ServiceError("这条公示已经发布，不能再修改或扣留")
+        return row
+
+    def edit_announcement(self, game_id: int, idx: int, text: str, at: str | None = None) -> None:
+        """The director's wording replaces the engine's in the thread (the engine's text stays in
+        the log and the export); an empty text restores the engine's."""
+        body = text.strip()
+        if len(body) > MAX_TEXT:
+            raise ServiceError(f"公示过长（最多{MAX_TEXT}字）")
+        with self._tx(game_id) as (s, game):
+            state = self.state_of(s, game)
+            self._check_at(game, state, at)
+            row = self._pending_announcement(s, game, idx)
+            anns = public_announcements(state)
+            original = anns[idx].text if idx < len(anns) else ""
+            row.text = body if body and body != original else None
+
+    def withhold(self, game_id: int, idx: int, withheld: bool, at: str | None = None) -> None:
+        """扣留 a pending 公示 (not published by 发布到此条, kept) or take it back into the queue."""
         with self._tx(game_id) as (s, game):
             self._check_at(game, self.state_of(s, game), at)
+            row = self._pending_announcement(s, game, idx)
+            if row.withheld == withheld:
+                raise ServiceError("这条公示已经扣留" if withheld else "这条公示没有被扣留")
+            row.withheld = withheld
+
+    def substitute(self, game_id: int, name: str, at: str | None = None, person: str = "") -> Seat:
+        """替补: the character keeps its history; the new person (`person`, named in the log and the
+        export) gets a new link, the old one stops working. 每名角色仅限更换一次替补 (seed 002)."""
+        person = person.strip()
+        if len(person) > 64 or not person.isprintable():
+            raise ServiceError("替补玩家的名字过长或含有不可见字符")
+        with self._tx(game_id) as (s, game):
+            state = self.state_of(s, game)
+            self._check_at(game, state, at)
             if game.status == "ended":
                 raise ServiceError("游戏已经结束")
             seat = s.scalar(select(Seat).where(Seat.game_id == game.id, Seat.name == name, Seat.active.is_(True)))
             if seat is None:
                 raise ServiceError(f"{name}不是本局的角色")
+            earlier = s.scalar(select(func.count(Seat.id)).where(Seat.game_id == game.id, Seat.name == name)) or 0
+            if earlier > 1:
+                raise ServiceError(f"每名角色仅限更换一次替补：{name}已经换过替补（{seat.person or '未填写'}）")
             seat.active = False
             new = Seat(
-                game_id=game.id, name=name, token=secrets.token_urlsafe(24), active=True, created_at=self.clock()
+                game_id=game.id,
+                name=name,
+                token=secrets.token_urlsafe(24),
+                active=True,
+                created_at=self.clock(),
+                person=person or None,
             )
             s.add(new)
+            # 更换替补…照常公示 (seed 000); the new person's name stays in the director's records
+            s.add(notice(game.id, state.phase.label, f"{name}更换替补。", self.clock()))
             s.flush()
             return new
 
@@ -869,7 +960,11 @@ class GameService:
                 for row in s.scalars(select(Deadline).where(Deadline.game_id == game.id, Deadline.fired_at.is_(None))):
                     row.cancelled = True
                 for ann in s.scalars(
-                    select(Announcement).where(Announcement.game_id == game.id, Announcement.published_at.is_(None))
+                    select(Announcement).where(
+                        Announcement.game_id == game.id,
+                        Announcement.published_at.is_(None),
+                        Announcement.withheld.is_(False),
+                    )
                 ):
                     ann.published_at = now
             else:
@@ -904,6 +999,9 @@ class GameService:
             commands = s.scalars(select(CommandRow).where(CommandRow.game_id == game.id).order_by(CommandRow.seq))
             posts = s.scalars(select(Post).where(Post.game_id == game.id).order_by(Post.id))
             groups = s.scalars(select(GroupMessage).where(GroupMessage.game_id == game.id).order_by(GroupMessage.id))
+            anns = s.scalars(select(Announcement).where(Announcement.game_id == game.id).order_by(Announcement.idx))
+            seats = s.scalars(select(Seat).where(Seat.game_id == game.id).order_by(Seat.id))
+            engine_anns = public_announcements(state)
             return {
                 "format": EXPORT_FORMAT,
                 "version": 1,
@@ -916,6 +1014,22 @@ class GameService:
                 "schedule": game.schedule,
                 "timezone": game.timezone,
                 "status": game.status,
+                "settings": dict(game.settings or {}),
+                # who played each character, in order (a 替补 adds a second entry for its character)
+                "seats": [{"name": x.name, "person": x.person, "active": x.active, "at": x.created_at} for x in seats],
+                # the 公示 as the thread showed them: their times keep them in place among the posts
+                "announcements": [
+                    {
+                        "idx": a.idx,
+                        "phase": a.phase,
+                        "created_at": a.created_at,
+                        "published_at": a.published_at,
+                        "withheld": a.withheld,
+                        "text": a.text,
+                        "original": engine_anns[a.idx].text if a.idx < len(engine_anns) else None,
+                    }
+                    for a in anns
+                ],
                 "commands": [
                     {
                         "seq": c.seq,
@@ -925,6 +1039,7 @@ class GameService:
                         "source": c.source,
                         "superseded": c.superseded,
                         "at": c.created_at,
+                        "note": c.note,
                     }
                     for c in commands
                 ],
@@ -989,7 +1104,13 @@ class GameService:
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, ServiceError):
                 raise
-            raise ServiceError(f"导入失败：文件内容不完整或有误（{exc}）") from None
+            if isinstance(exc, KeyError) and exc.args:
+                what = f"缺少字段“{exc.args[0]}”"
+            elif isinstance(exc, ValueError) and _chinese(str(exc)):
+                what = str(exc)  # the names', the engine's and the schedule's own reasons
+            else:
+                what = "某个字段的类型或取值不对"  # Python's own text (int() of a word …) never reaches the page
+            raise ServiceError(f"导入失败：文件内容不完整或有误（{what}）") from None
         result = data.get("result") or {}
         winner = rs.camp_name(state.winner) if state.winner else None
         if result.get("winner", winner) != winner:
@@ -1013,6 +1134,7 @@ class GameService:
                         source=str(entry.get("source", "import")),
                         superseded=bool(entry.get("superseded")),
                         created_at=float(entry.get("at", now)),
+                        note=None if entry.get("note") is None else str(entry["note"])[:MAX_NOTE],
                     )
                 )
             for p in data.get("posts") or []:
@@ -1039,11 +1161,131 @@ class GameService:
                         created_at=float(g.get("at", now)),
                     )
                 )
+            settings = data.get("settings")
+            game.settings = dict(settings) if isinstance(settings, dict) else {}
+            _import_announcements(s, game.id, data.get("announcements"), len(public_announcements(state)))
+            _import_seats(s, game.id, data.get("seats"), now)
             s.flush()
             self._after_change(s, game, state, now)
             s.commit()
             self._remember(game.id, _Cached(len(commands), state))
             return game
+
+
+def _chinese(text: str) -> bool:
+    """Whether a message was written for people (ours are Chinese; Python's own are English)."""
+    return any("\u4e00" <= ch <= "\u9fff" for ch in text)
+
+
+def _import_announcements(s: Session, game_id: int, entries: Any, total: int) -> None:
+    """The exported 公示 rows with their times (so they keep their places among the posts)."""
+    if not isinstance(entries, list):
+        return
+    for n, a in enumerate(entries):
+        if not isinstance(a, dict) or n >= total:
+            break
+        published = a.get("published_at")
+        text = a.get("text")
+        s.add(
+            Announcement(
+                game_id=game_id,
+                idx=n,
+                phase=str(a.get("phase", "")),
+                created_at=float(a.get("created_at") or 0.0),
+                published_at=None if published is None else float(published),
+                withheld=bool(a.get("withheld")),
+                text=None if text is None else str(text)[:MAX_TEXT],
+            )
+        )
+
+
+def _import_seats(s: Session, game_id: int, entries: Any, now: float) -> None:
+    """Who played each character: `_insert_game` made one link per character; a 替补 in the file
+    makes the first inactive and adds the substitute's (new links, the old ones stay void)."""
+    if not isinstance(entries, list):
+        return
+    first = {x.name: x for x in s.scalars(select(Seat).where(Seat.game_id == game_id))}
+    seen: dict[str, int] = {}
+    for e in entries:
+        if not isinstance(e, dict) or str(e.get("name")) not in first:
+            continue
+        name = str(e["name"])
+        person = None if e.get("person") is None else str(e["person"])[:64]
+        seen[name] = seen.get(name, 0) + 1
+        if seen[name] == 1:
+            first[name].person = person
+            first[name].active = bool(e.get("active", True))
+        elif seen[name] == 2:  # 每名角色仅限更换一次替补
+            at = float(e.get("at") or now)
+            s.add(
+                Seat(
+                    game_id=game_id,
+                    name=name,
+                    token=secrets.token_urlsafe(24),
+                    active=True,
+                    created_at=at,
+                    person=person,
+                )
+            )
+    for name, row in first.items():
+        if seen.get(name, 0) < 2:
+            row.active = True  # every character keeps one working link
+
+
+def check_board(rs: Ruleset, names: list[str], roles: dict[str, str] | None, seed: int) -> None:
+    """The seed's configuration: a count it deals identities for and, for a hand-entered table,
+    the identities it would deal for that count (a different table needs 自定义板子)."""
+    counts = board_counts(rs)
+    if len(names) not in counts:
+        raise ValueError(
+            f"{rs.name}的标准配置需要{counts_text(counts)}名角色（现有{len(names)}名）；其他人数请勾选“自定义板子”"
+        )
+    if roles is None:
+        return
+    wanted = Counter(rs.deal(len(names), random.Random(seed)))
+    given: Counter[str] = Counter()
+    for n in names:
+        rid = rs.role_id(roles.get(n, ""))
+        if rid is None:
+            raise ValueError(f"未知的身份：{roles.get(n)}")
+        given[rid] += 1
+    if given != wanted:
+        more = "、".join(f"{rs.role_name(r)}×{k}" for r, k in (given - wanted).items())
+        less = "、".join(f"{rs.role_name(r)}×{k}" for r, k in (wanted - given).items())
+        raise ValueError(
+            f"手填身份与{rs.name}{len(names)}人的标准配置不符（多出：{more or '无'}；缺少：{less or '无'}）；"
+            "如确要使用自定义板子，请勾选“自定义板子”"
+        )
+
+
+_COUNTS: dict[str, tuple[int, ...]] = {}
+
+
+def board_counts(rs: Ruleset) -> tuple[int, ...]:
+    """The player counts the ruleset's seed configuration deals for (its `deal` declaration)."""
+    found = _COUNTS.get(rs.id)
+    if found is None:
+        ok = []
+        for n in range(rs.min_players, rs.max_players + 1):
+            try:
+                dealt = rs.deal(n, random.Random(0))
+                rs.validate_roles(dealt)
+            except (ValueError, NotImplementedError):
+                continue
+            if len(dealt) == n:
+                ok.append(n)
+        found = _COUNTS[rs.id] = tuple(ok)
+    return found
+
+
+def counts_text(counts: tuple[int, ...]) -> str:
+    if not counts:
+        return "（无标准配置）"
+    if len(counts) == 1:
+        return str(counts[0])
+    if counts == tuple(range(counts[0], counts[-1] + 1)):
+        return f"{counts[0]}–{counts[-1]}"
+    return "、".join(str(c) for c in counts)
 
 
 def _jsonable(value: Any) -> Any:

@@ -56,6 +56,8 @@ class Game(Base):
     phase_label: Mapped[str] = mapped_column(String(32), default="")
     phase_started_at: Mapped[float] = mapped_column(Float)
     created_at: Mapped[float] = mapped_column(Float)
+    # the director's choices about the game itself, e.g. {"custom_board": true} (自定义板子)
+    settings: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
 
 
 class Seat(Base):
@@ -66,6 +68,7 @@ class Seat(Base):
     token: Mapped[str] = mapped_column(String(64), unique=True)
     active: Mapped[bool] = mapped_column(Boolean, default=True)
     created_at: Mapped[float] = mapped_column(Float)
+    person: Mapped[str | None] = mapped_column(String(64), nullable=True)  # who plays it (替补: the new person)
 
 
 class CommandRow(Base):
@@ -84,6 +87,7 @@ class CommandRow(Base):
     source: Mapped[str] = mapped_column(String(16))  # player | director | scheduler
     superseded: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[float] = mapped_column(Float)
+    note: Mapped[str | None] = mapped_column(Text, nullable=True)  # the director's reason (判罚理由)
 
 
 class Post(Base):
@@ -121,6 +125,8 @@ class Announcement(Base):
     phase: Mapped[str] = mapped_column(String(32))
     created_at: Mapped[float] = mapped_column(Float)
     published_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+    text: Mapped[str | None] = mapped_column(Text, nullable=True)  # the director's edit (None: the engine's text)
+    withheld: Mapped[bool] = mapped_column(Boolean, default=False)  # kept back: not published until released
 
 
 class Deadline(Base):

@@ -34,6 +34,12 @@ BOUNDS: dict[str, tuple[int, int, str]] = {
     "prompt_minutes_night": (1, 24 * 60, "分钟"),
 }
 MAX_STAGE_MINUTES = 24 * 60
+FIELD_NAMES = {  # the new-game form's labels, for error messages
+    "start_minutes": "开局行动时限",
+    "min_day_hours": "讨论日最短时长",
+    "prompt_minutes_day": "白天回应时限",
+    "prompt_minutes_night": "夜间回应时限",
+}
 
 
 # A ruleset's thread conventions and default schedule are declared by the ruleset itself
@@ -111,16 +117,17 @@ def validate_schedule(rs: Ruleset, schedule: dict[str, Any]) -> dict[str, Any]:
     out = {**base, **{k: v for k, v in schedule.items() if v is not None}}
     for key, (low, high, unit) in BOUNDS.items():
         value = out[key]
+        label = FIELD_NAMES.get(key, key)
         if isinstance(value, str) and len(value) > 12:
-            raise ValueError(f"时间表“{key}”必须是整数")
+            raise ValueError(f"时间表“{label}”必须是整数")
         try:
             out[key] = int(value)
         except (TypeError, ValueError, OverflowError):
-            raise ValueError(f"时间表“{key}”必须是整数") from None
+            raise ValueError(f"时间表“{label}”必须是整数") from None
         if out[key] < 0:
-            raise ValueError(f"时间表“{key}”不能为负数")
+            raise ValueError(f"时间表“{label}”不能为负数")
         if not low <= out[key] <= high:
-            raise ValueError(f"时间表“{key}”应在{low}到{high}{unit}之间")
+            raise ValueError(f"时间表“{label}”应在{low}到{high}{unit}之间")
     if not _CLOCK.match(str(out["day_end"])):
         raise ValueError(f"讨论日结束时间格式应为 HH:MM：{str(out['day_end'])[:20]}")
     if not isinstance(out["stages"], list | tuple | int | str):

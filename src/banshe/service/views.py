@@ -15,8 +15,12 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ..engine.commands import (
+    CARD_BLUE,
+    CARD_RED,
+    CARD_YELLOW,
     CHANGE_VOTE,
     CLOSE_PHASE,
+    DEDUCT,
     DIRECTOR,
     ENGINE_SKILL_NAMES,
     PROMPT_TIMEOUT,
@@ -29,9 +33,10 @@ from ..engine.events import ACCEPTED, ANNOUNCE, FEEDBACK, NOTICE
 from ..engine.model import DAY, NIGHT, START, GameState
 from ..engine.ruleset import MANY_TARGETS, SUCCESSOR, TEAR_BADGE, Ruleset
 from ..engine.view import legal_commands, view
+from . import logtext
 from . import schedule as sched
 from .games import GameService
-from .models import Announcement, Deadline, Game, GroupMessage, LurkFlag, Post, Seat
+from .models import Announcement, CommandRow, Deadline, Game, GroupMessage, LurkFlag, Post, Seat
 from .notices import NOTICE_KIND
 
 
@@ -60,6 +65,12 @@ class Action:
 def bbcode(phase: str, text: str) -> str:
     """A 公示 ready to paste into a Discuz! thread."""
     return f"[size=4][b]【{phase}公示】[/b][/size]\n[color=#0000FF]{text}[/color]"
+
+
+def day_bbcode(phase: str, texts: list[str]) -> str:
+    """A whole phase's published 公示 as one Discuz! post (复制本日公示)."""
+    body = "\n".join(f"[color=#0000FF]{t}[/color]" for t in texts)
+    return f"[size=4][b]【{phase}公示】[/b][/size]\n{body}"
 
 
 def command_text(rs: Ruleset, cmd: dict[str, Any]) -> str:
@@ -102,14 +113,15 @@ def thread_items(
             continue
         e = announces[row.idx]
         kind = "announce" if row.published_at is not None else "pending"
+        text = row.text or e["text"]  # the director's edit replaces the engine's wording
         items.append(
             ThreadItem(
                 row.published_at or row.created_at,
                 kind,
                 "导演",
-                e["text"],
+                text,
                 e["phase"],
-                bbcode=bbcode(e["phase"], e["text"]),
+                bbcode=bbcode(e["phase"], text),
             )
         )
     hide_votes = (
@@ -251,23 +263,48 @@ def director_page(svc: GameService, game_id: int) -> dict[str, Any]:
         seats = list(s.scalars(select(Seat).where(Seat.game_id == game.id).order_by(Seat.id)))
         flags = list(s.scalars(select(LurkFlag).where(LurkFlag.game_id == game.id).order_by(LurkFlag.id)))
         rows = s.scalars(select(Announcement).where(Announcement.game_id == game.id).order_by(Announcement.idx)).all()
-        pending = [r.idx for r in rows if r.published_at is None]
+        commands = s.scalars(
+            select(CommandRow)
+            .where(CommandRow.game_id == game.id, CommandRow.superseded.is_(False))
+            .order_by(CommandRow.seq)
+        ).all()
+        log_rows = [logtext.Row(c.source, c.note, c.stage, c.created_at) for c in commands]
+        notes = [(c.skill, c.payload, c.note, c.phase) for c in commands if c.skill in PENALTY_SKILLS]
     announces = [e for e in v["events"] if e["kind"] == ANNOUNCE]
-    pending_items = [
-        {
-            "idx": i,
-            "phase": announces[i]["phase"],
-            "text": announces[i]["text"],
-            "bbcode": bbcode(announces[i]["phase"], announces[i]["text"]),
-        }
-        for i in pending
-        if i < len(announces)
+    pending_items = []
+    day_posts: dict[str, list[str]] = {}
+    for r in rows:
+        if r.idx >= len(announces):
+            continue
+        original = announces[r.idx]["text"]
+        text = r.text or original
+        if r.published_at is not None:
+            day_posts.setdefault(r.phase, []).append(text)
+            continue
+        pending_items.append(
+            {
+                "idx": r.idx,
+                "phase": announces[r.idx]["phase"],
+                "text": text,
+                "original": original,
+                "edited": r.text is not None,
+                "withheld": r.withheld,
+                "bbcode": bbcode(announces[r.idx]["phase"], text),
+            }
+        )
+    day_codes = [(phase, day_bbcode(phase, texts)) for phase, texts in day_posts.items()]
+    day_codes.reverse()  # the latest first
+    # who played each character: a 替补 is the second link row of its character
+    people: dict[str, list[Seat]] = {}
+    for seat in seats:
+        people.setdefault(seat.name, []).append(seat)
+    extra = [
+        logtext.substitute_line(_phase_at(log_rows, state, x.created_at), x.name, x.person, x.created_at)
+        for rows_ in people.values()
+        for x in rows_[1:]
     ]
-    phase_actions = [
-        command_text(rs, e["data"]["command"])
-        for e in v["events"]
-        if e["kind"] == ACCEPTED and e["phase"] == state.phase.label
-    ]
+    log_lines = logtext.log_lines(rs, state.log, log_rows, extra)
+    phase_actions = [x.text for x in log_lines if x.kind == ACCEPTED and x.phase == state.phase.label]
     preview: list[str] = []
     preview_error = ""
     if not state.over:
@@ -277,6 +314,8 @@ def director_page(svc: GameService, game_id: int) -> dict[str, Any]:
         except IllegalCommand as exc:
             preview_error = exc.reason
     links = {seat.name: seat.token for seat in seats if seat.active}
+    penalties = _penalties(state, notes)
+    waiting = _missing(rs, state, v["events"]) if not state.over and not state.settling else []
     night_plan: list[tuple[str, str]] = []
     if state.phase.kind == DAY and not state.settling and not state.over and game.status == "running":
         # the night's deadlines if the day closed now (a late close shifts the whole night)
@@ -298,11 +337,103 @@ def director_page(svc: GameService, game_id: int) -> dict[str, Any]:
         "preview": preview,
         "preview_error": preview_error,
         "night_plan": night_plan,
-        "log": [e for e in v["events"] if e["kind"] != ANNOUNCE],
+        "log": log_lines,
+        "timeline": _timeline(log_lines),
+        "day_votes": _day_votes(v["events"]),
+        "day_codes": day_codes,
+        "penalties": penalties,
+        "people": {n: [x.person for x in rows_] for n, rows_ in people.items()},
+        "substituted": {n for n, rows_ in people.items() if len(rows_) > 1},
+        "waiting": waiting,
+        "custom_board": bool((game.settings or {}).get("custom_board")),
+        "outs": {o.player: f"{o.phase.label}·{o.cause}" for o in state.outs},
         "counts": _counts(items, state.phase.label),
         "over": state.over or game.status == "ended",
         "at": svc.position(state),
     }
+
+
+PENALTY_SKILLS = frozenset({CARD_BLUE, CARD_YELLOW, CARD_RED, DEDUCT})
+
+
+def _phase_at(rows: list[logtext.Row], state: GameState, at: float) -> str:
+    """The phase a service record (替补) happened in: the game's phase after the commands stored
+    before it (the phase in which the next command was accepted, or the current one)."""
+    accepted = [e.phase for e in state.log if e.kind == ACCEPTED]
+    k = sum(1 for row in rows if row.at <= at)
+    return accepted[k] if k < len(accepted) else state.phase.label
+
+
+def _penalties(state: GameState, notes: list[tuple[str, dict[str, Any], str | None, str]]) -> dict[str, dict[str, Any]]:
+    """Each character's cards (蓝/黄/红 as the engine counts them after merging), points deducted
+    and the director's reasons."""
+    out: dict[str, dict[str, Any]] = {}
+    for name, c in state.chars.items():
+        cards = c.marks.get("cards") or {}
+        out[name] = {
+            "blue": int(cards.get("blue", 0)),
+            "yellow": int(cards.get("yellow", 0)),
+            "red": int(cards.get("red", 0)),
+            "points": 0,
+            "reasons": [],
+        }
+    names = {CARD_BLUE: "蓝牌", CARD_YELLOW: "黄牌", CARD_RED: "红牌", DEDUCT: "扣分"}
+    for skill, payload, note, phase in notes:
+        target = (payload.get("targets") or [""])[0]
+        if target not in out:
+            continue
+        if skill == DEDUCT:
+            out[target]["points"] += int(payload.get("amount") or 0)
+        label = names[skill] + (f"{payload.get('amount')}分" if skill == DEDUCT else "")
+        out[target]["reasons"].append(f"{phase} {label}：{note or '未写理由'}")
+    return out
+
+
+def _missing(rs: Ruleset, state: GameState, events: list[dict[str, Any]]) -> list[str]:
+    """Who can still act this phase and has not (the director's "still waiting for")."""
+    if state.phase.kind == DAY:
+        return [f"{n}（未投票）" for n in state.alive_names() if n not in state.votes and rs.can_vote(state, n) is None]
+    done = {
+        (e["data"]["command"]["actor"], e["data"]["command"]["skill"])
+        for e in events
+        if e["kind"] == ACCEPTED and e["phase"] == state.phase.label
+    }
+    out: list[str] = []
+    for n in state.alive_names():
+        skills = []
+        for c in legal_commands(state, n):
+            if c.skill in (VOTE, CHANGE_VOTE) or (n, c.skill) in done or rs.skill_name(c.skill) in skills:
+                continue
+            spec = rs.skills.get(c.skill)
+            if spec is None or spec.prompt:
+                continue
+            skills.append(rs.skill_name(c.skill))
+        if skills:
+            out.append(f"{n}（可发动：{'、'.join(skills)}）")
+    return out
+
+
+def _timeline(lines: list[logtext.LogLine]) -> list[tuple[str, list[logtext.LogLine]]]:
+    """The 复盘's timeline: the log grouped by phase, in order."""
+    out: list[tuple[str, list[logtext.LogLine]]] = []
+    for line in lines:
+        if not out or out[-1][0] != line.phase:
+            out.append((line.phase, []))
+        out[-1][1].append(line)
+    return out
+
+
+def _day_votes(events: list[dict[str, Any]]) -> list[tuple[str, list[tuple[str, str]]]]:
+    """Each day's final votes (a 改票 replaces the voter's earlier vote), voters in voting order."""
+    days: dict[str, dict[str, str]] = {}
+    for e in events:
+        if e["kind"] != ACCEPTED:
+            continue
+        cmd = e["data"]["command"]
+        if cmd["skill"] in (VOTE, CHANGE_VOTE):
+            target = (cmd.get("targets") or ["弃权"])[0]
+            days.setdefault(e["phase"], {})[cmd["actor"]] = target
+    return [(phase, list(votes.items())) for phase, votes in days.items()]
 
 
 def _counts(items: list[ThreadItem], phase: str) -> dict[str, int]:

@@ -18,6 +18,19 @@
   document.addEventListener("click", function (ev) {
     var el = ev.target;
     if (el && el.hasAttribute && el.hasAttribute("data-select-on-click")) el.select();
+    // a copy button: data-copy names the text box whose whole text goes to the clipboard
+    if (el && el.dataset && el.dataset.copy) {
+      var box = document.querySelector(el.dataset.copy);
+      if (!box) return;
+      var done = function () { el.dataset.copied = "1"; el.textContent = "已复制"; };
+      box.select();
+      if (navigator.clipboard && window.isSecureContext) {
+        navigator.clipboard.writeText(box.value).then(done, function () { document.execCommand("copy"); done(); });
+      } else {
+        document.execCommand("copy");
+        done();
+      }
+    }
   });
   document.addEventListener("change", function (ev) {
     var el = ev.target;
