@@ -186,9 +186,9 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
     async def _bad_request(request: Request, _exc: RequestValidationError) -> Response:
         return message(request, "请求参数有误", 400)
 
-    @app.exception_handler(NotFound)
-    async def _not_found(request: Request, exc: NotFound) -> Response:
-        return message(request, exc.reason, 404)
+    @app.exception_handler(ServiceError)
+    async def _refused(request: Request, exc: ServiceError) -> Response:
+        return message(request, exc.reason, exc.status)
 
     # -- director session --------------------------------------------------------------------
     def director_of(request: Request) -> tuple[Director, str]:
@@ -216,6 +216,8 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
         return message(request, "表单已过期或来源不明（CSRF 校验失败），请刷新页面后重试", 403)
 
     def owned(director: Director, game_id: int) -> Game:
+        if not valid_id(game_id):
+            raise NotFound("没有这局游戏")
         with sessions() as s:
             game = s.get(Game, game_id)
             if game is None or game.director_id != director.id:
@@ -327,7 +329,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
         try:
             players, roles = parse_seats(fields.get("seats", ""))
             options = parse_options(rs.options, form)
-            seed = int(fields["seed"]) if fields.get("seed", "").strip() else None
+            seed = _int(fields["seed"], "随机种子", 0, MAX_SEED) if fields.get("seed", "").strip() else None
             schedule = {
                 "start_minutes": fields.get("start_minutes") or None,
                 "day_end": fields.get("day_end") or None,
@@ -383,7 +385,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
                 "director": director,
                 "csrf": csrf,
                 "error": error,
-                "ok": request.query_params.get("ok", ""),
+                "ok": security.read_flash(secret, request.url.path, request.query_params.get("ok", "")),
                 "director_skills": DIRECTOR_SKILLS,
                 "base": str(request.base_url).rstrip("/"),
                 "version": version,
@@ -409,7 +411,8 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
             return await run_in_threadpool(god, request, director, csrf, game_id, exc.reason, exc.status)
         except ValueError as exc:
             return await run_in_threadpool(god, request, director, csrf, game_id, str(exc), 400)
-        return RedirectResponse(f"/d/g/{game_id}?ok={quote(done)}", status_code=303)
+        path = f"/d/g/{game_id}"
+        return RedirectResponse(f"{path}?ok={quote(security.sign_flash(secret, path, done))}", status_code=303)
 
     @app.post("/d/g/{game_id}/command", response_class=HTMLResponse)
     async def god_command(request: Request, game_id: int) -> Response:
@@ -419,7 +422,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
                 raise ServiceError("未知的导演指令")
             target = _str(form.get("target")).strip()
             amount_text = _str(form.get("amount")).strip()
-            amount = int(amount_text) if amount_text else None
+            amount = _int(amount_text, "分值", -1000, 1000) if amount_text else None
             service.director_command(game_id, Command(DIRECTOR, skill, (target,) if target else (), amount=amount), at)
             return f"已执行：{DIRECTOR_SKILLS[skill]}"
 
@@ -438,8 +441,8 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
     async def god_extend(request: Request, game_id: int) -> Response:
         def act(form: FormData, at: str) -> str:
             try:
-                minutes = int(_str(form.get("minutes")))
-            except ValueError:
+                minutes = _int(_str(form.get("minutes")), "延长的分钟数", -MAX_INT, MAX_INT)
+            except ServiceError:
                 raise ServiceError("请填写延长的分钟数") from None
             row = service.extend(game_id, minutes, at)
             return f"{row.label}的时限已调整"
@@ -450,8 +453,8 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
     async def god_publish(request: Request, game_id: int) -> Response:
         def act(form: FormData, at: str) -> str:
             try:
-                upto = int(_str(form.get("upto")))
-            except ValueError:
+                upto = _int(_str(form.get("upto")), "公示编号", 0, MAX_INT)
+            except ServiceError:
                 raise ServiceError("请选择要发布的公示") from None
             n = service.publish(game_id, upto, at)
             return f"已发布{n}条公示"
@@ -478,6 +481,9 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
 
     @app.post("/d/g/{game_id}/flags/{flag_id}", response_class=HTMLResponse)
     async def god_flag(request: Request, game_id: int, flag_id: int) -> Response:
+        if not valid_id(flag_id):
+            raise NotFound("没有这条潜水记录")
+
         def act(form: FormData, at: str) -> str:
             issue = _str(form.get("action")) == "issue"
             service.resolve_flag(game_id, flag_id, issue, at)
@@ -524,7 +530,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
                 "token": token,
                 "csrf": auth.player_csrf(secret, token),
                 "error": error,
-                "ok": request.query_params.get("ok", ""),
+                "ok": security.read_flash(secret, request.url.path, request.query_params.get("ok", "")),
                 "page": page,
             }
         )
@@ -583,7 +589,8 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
         except ServiceError as exc:
             return await run_in_threadpool(player, request, token, page, exc.reason, exc.status)
         suffix = "" if page == "me" else "/thread"
-        return RedirectResponse(f"/p/{token}{suffix}?ok={quote(done)}", status_code=303)
+        path = f"/p/{token}{suffix}"
+        return RedirectResponse(f"{path}?ok={quote(security.sign_flash(secret, path, done))}", status_code=303)
 
     @app.post("/p/{token}/act", response_class=HTMLResponse)
     async def player_act(request: Request, token: str) -> Response:
@@ -693,8 +700,31 @@ def safe_next(nxt: str) -> str:
     return nxt
 
 
+MAX_INT = 2**31 - 1  # ids and numbers fit an INTEGER column on every database
+MAX_SEED = 2**31 - 1
+
+
 def _str(value: Any) -> str:
-    return value if isinstance(value, str) else ""
+    """A form field's text. A NUL byte never reaches the database (PostgreSQL refuses it)."""
+    if not isinstance(value, str):
+        return ""
+    if "\x00" in value:
+        raise ServiceError("内容含有不允许的控制字符（NUL）")
+    return value
+
+
+def _int(text: str, what: str, low: int, high: int) -> int:
+    text = text.strip()
+    if not text.lstrip("-").isdigit() or len(text) > 12:
+        raise ServiceError(f"{what}必须是整数")
+    value = int(text)
+    if not low <= value <= high:
+        raise ServiceError(f"{what}应在{low}到{high}之间")
+    return value
+
+
+def valid_id(value: int) -> bool:
+    return 0 < value <= MAX_INT
 
 
 def _stage_value(text: str) -> int | str | None:

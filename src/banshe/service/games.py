@@ -11,6 +11,7 @@ writers can never interleave. Deadlines live in the database and reach the engin
 from __future__ import annotations
 
 import logging
+import re
 import secrets
 import threading
 import time
@@ -62,6 +63,8 @@ from .names import key as name_key
 
 log = logging.getLogger("banshe.scheduler")
 MAX_TEXT = 5000
+MAX_TITLE = 100
+TOKEN = re.compile(r"^[A-Za-z0-9_-]{8,64}$")  # a seat link's token (secrets.token_urlsafe)
 RETRY_FAILED = 60.0
 CACHE_GAMES = 1000
 EXPORT_FORMAT = "banshe-game"
@@ -257,6 +260,11 @@ class GameService:
             raise ServiceError(str(exc)) from None
         if seed is None:
             seed = secrets.randbelow(2**31)
+        if not 0 <= seed < 2**31:
+            raise ServiceError("随机种子应在0到2147483647之间")
+        title = title.strip()
+        if len(title) > MAX_TITLE or not title.isprintable():
+            raise ServiceError(f"对局名称过长或含有控制字符（最多{MAX_TITLE}个字符）")
         try:
             sched.zone(timezone)
             full_schedule = sched.validate_schedule(rs, schedule or {})
@@ -369,11 +377,7 @@ class GameService:
     # -- the thread -----------------------------------------------------------------------------
     def post(self, game_id: int, author: str, text: str, by_director: bool = False, at: str | None = None) -> Post:
         """A post in the 讨论帖; a vote post is also the engine's vote (both or neither are stored)."""
-        body = text.strip()
-        if not body:
-            raise ServiceError("发言内容不能为空")
-        if len(body) > MAX_TEXT:
-            raise ServiceError(f"发言过长（最多{MAX_TEXT}字）")
+        body = _text(text)
         with self._tx(game_id) as (s, game):
             self._check_running(game)
             state = self.state_of(s, game)
@@ -443,11 +447,7 @@ class GameService:
             return self.post(game_id, player, text, by_director=True, at=at)
 
     def group_post(self, game_id: int, author: str, group: str, text: str) -> GroupMessage:
-        body = text.strip()
-        if not body:
-            raise ServiceError("发言内容不能为空")
-        if len(body) > MAX_TEXT:
-            raise ServiceError(f"发言过长（最多{MAX_TEXT}字）")
+        body = _text(text)
         with self._tx(game_id) as (s, game):
             self._check_running(game)
             state = self.state_of(s, game)
@@ -867,6 +867,8 @@ class GameService:
 
     # -- lookups for pages -------------------------------------------------------------------------
     def seat_by_token(self, token: str) -> Seat:
+        if not TOKEN.match(token):
+            raise NotFound("链接无效或已停用")
         with self.sessions() as s:
             seat = s.scalar(select(Seat).where(Seat.token == token))
             if seat is None or not seat.active:
@@ -1034,6 +1036,18 @@ class GameService:
             s.commit()
             self._remember(game.id, _Cached(len(commands), state))
             return game
+
+
+def _text(text: str) -> str:
+    """A post's body: not empty, not overlong, no NUL (PostgreSQL refuses it in text)."""
+    body = text.strip()
+    if not body:
+        raise ServiceError("发言内容不能为空")
+    if len(body) > MAX_TEXT:
+        raise ServiceError(f"发言过长（最多{MAX_TEXT}字）")
+    if "\x00" in body:
+        raise ServiceError("发言含有不允许的控制字符（NUL）")
+    return body
 
 
 def _jsonable(value: Any) -> Any:
