@@ -4,6 +4,14 @@ from __future__ import annotations
 
 import json
 import re
+import threading
+import time
+
+import pytest
+from sqlalchemy import func, select
+
+from banshe.service import import_schema
+from banshe.service.models import Game
 
 from .conftest import CSRF_RE, PINMING_SEATS, Harness
 
@@ -139,3 +147,55 @@ def test_done_messages_are_signed_not_echoed(harness: Harness) -> None:
     signed = str(r.url).split("?ok=", 1)[1]
     # the same signed message does not work on another page
     assert "时限已调整" not in h.client.get(f"/p/{token}?ok={signed}").text
+
+
+def test_imports_are_checked_against_a_schema_and_bounded(harness: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+    h = harness
+    h.login()
+    game = h.create_pinming()
+    export = h.client.get(f"/d/g/{game}/export.json").json()
+
+    def refused(data: object, reason: str) -> None:
+        raw = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+        r = h.client.post("/d/import", data={"csrf": h.csrf, "data": raw})
+        assert r.status_code == 400 and reason in r.text, (reason, r.text[-300:])
+
+    refused([1, 2], "不是 banshe 导出的对局文件")
+    refused({**export, "players": "饺子"}, "字段“players”")
+    refused({**export, "seed": 2**31}, "字段“seed”")
+    refused({**export, "seed": "七"}, "字段“seed”")
+    refused({**export, "title": "长" * 201}, "字段“title”")
+    refused({**export, "timezone": "x" * 1024}, "字段“timezone”")
+    refused({**export, "commands": [{"phase": "开局"}]}, "字段“commands.0.command”")
+    refused({**export, "commands": [{"command": {"skill": "check"}}]}, "导入失败")
+    refused({**export, "posts": [{"author": "饺子", "phase": "第1天", "text": "a\x00b"}]}, "NUL")
+    refused({**export, "posts": [{"author": "饺子", "phase": "第1天", "text": "x", "at": "inf"}]}, "字段“posts.0.at”")
+    refused({**export, "options": {"x": [1, 2]}}, "字段“options.x")
+    refused("\ufffe{", "不是合法的 JSON")
+    monkeypatch.setattr(import_schema, "MAX_IMPORT_BYTES", 1000)
+    refused({**export, "title": "x" * 2000}, "文件过大")
+    monkeypatch.undo()
+    with h.service.sessions() as s:
+        assert s.scalar(select(func.count(Game.id))) == 1
+    # a good file still imports, and replaying it does not hold up other requests
+    real = h.service.import_game
+
+    def slow(director_id: int, data: object) -> Game:
+        time.sleep(1.5)
+        return real(director_id, data)
+
+    monkeypatch.setattr(h.service, "import_game", slow)
+    served: list[float] = []
+
+    def other() -> None:
+        time.sleep(0.3)
+        started = time.monotonic()
+        assert h.client.get("/login").status_code == 200
+        served.append(time.monotonic() - started)
+
+    t = threading.Thread(target=other)
+    t.start()
+    r = h.client.post("/d/import", data={"csrf": h.csrf, "data": json.dumps(export)}, follow_redirects=False)
+    t.join()
+    assert r.status_code == 303
+    assert served and served[0] < 1.0  # served while the import was replaying

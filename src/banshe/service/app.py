@@ -47,7 +47,7 @@ from ..engine.commands import (
 )
 from ..engine.registry import all_rulesets, find_ruleset
 from ..engine.ruleset import FREE_TEXT, MANY_TARGETS, NO_TARGET, YES_NO
-from . import auth, security
+from . import auth, import_schema, security
 from . import idempotency as idem
 from . import schedule as sched
 from .db import make_engine, migrate, session_factory
@@ -359,15 +359,28 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
     @app.post("/d/import", response_class=HTMLResponse)
     async def import_post(request: Request) -> Response:
         director, csrf, form = await director_form(request)
+        limit = import_schema.MAX_IMPORT_BYTES
         upload = form.get("file")
-        raw = _str(form.get("data"))
+        raw = form.get("data")
+        body = raw.encode() if isinstance(raw, str) else b""
         if upload is not None and not isinstance(upload, str):
-            raw = (await upload.read()).decode("utf-8", errors="replace") or raw
+            body = await upload.read(limit + 1) or body
+
+        def load() -> Game:  # parsing and replaying a large file: off the event loop
+            if len(body) > limit:
+                raise ServiceError(f"导入失败：文件过大（最多{limit // (1024 * 1024)} MB）")
+            if b"\x00" in body or b"\\u0000" in body:
+                raise ServiceError("导入失败：文件含有 NUL 字符")
+            try:
+                data = json.loads(body.decode("utf-8"))
+            except (UnicodeDecodeError, ValueError) as exc:
+                raise ServiceError(f"导入失败：不是合法的 JSON（{str(exc)[:100]}）") from None
+            return service.import_game(director.id, data)
+
         try:
-            data = json.loads(raw)
-            game = service.import_game(director.id, data)
-        except (ValueError, ServiceError) as exc:
-            reason = exc.reason if isinstance(exc, ServiceError) else f"导入失败：不是合法的 JSON（{exc}）"
+            game = await run_in_threadpool(load)
+        except ServiceError as exc:
+            reason = exc.reason
             with sessions() as s:
                 games = list(s.scalars(select(Game).where(Game.director_id == director.id).order_by(Game.id.desc())))
             ctx = {"director": director, "csrf": csrf, "games": games, "error": reason}

@@ -44,6 +44,7 @@ from ..engine.registry import find_ruleset, get_ruleset
 from ..engine.ruleset import Ruleset
 from ..forum import VoteFormatError, parse_vote
 from . import idempotency as idem
+from . import import_schema
 from . import schedule as sched
 from .models import (
     Announcement,
@@ -959,8 +960,10 @@ class GameService:
 
     def import_game(self, director_id: int, data: Any) -> Game:
         """Create a game from an export: its commands are replayed and must reproduce its result."""
-        if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
-            raise ServiceError("导入失败：不是 banshe 导出的对局文件")
+        try:
+            data = import_schema.parse(data)  # the file's structure, before anything is replayed
+        except ValueError as exc:
+            raise ServiceError(str(exc)) from None
         try:
             rs = find_ruleset(str(data["ruleset"]))
             players = check_names([str(p) for p in data["players"]])
@@ -1004,7 +1007,7 @@ class GameService:
                         stage=int(entry.get("stage", 0)),
                         source=str(entry.get("source", "import")),
                         superseded=bool(entry.get("superseded")),
-                        created_at=float(entry.get("at", now)),
+                        created_at=float(entry.get("at") or now),
                     )
                 )
             for p in data.get("posts") or []:
@@ -1017,7 +1020,7 @@ class GameService:
                         vote_kind=p.get("vote_kind"),
                         vote_target=p.get("vote_target"),
                         by_director=bool(p.get("by_director")),
-                        created_at=float(p.get("at", now)),
+                        created_at=float(p.get("at") or now),
                     )
                 )
             for g in data.get("group_messages") or []:
@@ -1028,7 +1031,7 @@ class GameService:
                         author=str(g["author"]),
                         phase=str(g["phase"]),
                         text=str(g["text"]),
-                        created_at=float(g.get("at", now)),
+                        created_at=float(g.get("at") or now),
                     )
                 )
             s.flush()
