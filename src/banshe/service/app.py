@@ -47,7 +47,7 @@ from ..engine.commands import (
 )
 from ..engine.registry import all_rulesets, find_ruleset
 from ..engine.ruleset import FREE_TEXT, MANY_TARGETS, NO_TARGET, YES_NO
-from . import auth, security
+from . import auth, import_schema, security
 from . import idempotency as idem
 from . import schedule as sched
 from .db import make_engine, migrate, session_factory
@@ -187,9 +187,9 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
     async def _bad_request(request: Request, _exc: RequestValidationError) -> Response:
         return message(request, "请求参数有误", 400)
 
-    @app.exception_handler(NotFound)
-    async def _not_found(request: Request, exc: NotFound) -> Response:
-        return message(request, exc.reason, 404)
+    @app.exception_handler(ServiceError)
+    async def _refused(request: Request, exc: ServiceError) -> Response:
+        return message(request, exc.reason, exc.status)
 
     # -- director session --------------------------------------------------------------------
     def director_of(request: Request) -> tuple[Director, str]:
@@ -217,6 +217,8 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
         return message(request, "表单已过期或来源不明（CSRF 校验失败），请刷新页面后重试", 403)
 
     def owned(director: Director, game_id: int) -> Game:
+        if not valid_id(game_id):
+            raise NotFound("没有这局游戏")
         with sessions() as s:
             game = s.get(Game, game_id)
             if game is None or game.director_id != director.id:
@@ -329,7 +331,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
         try:
             players, roles = parse_seats(fields.get("seats", ""))
             options = parse_options(rs.options, form)
-            seed = parse_int(fields.get("seed", ""), "随机种子", 0, 2**31 - 1)
+            seed = parse_int(fields.get("seed", ""), "随机种子", 0, MAX_SEED)
             schedule = {
                 "start_minutes": fields.get("start_minutes") or None,
                 "day_end": fields.get("day_end") or None,
@@ -362,16 +364,30 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
     @app.post("/d/import", response_class=HTMLResponse)
     async def import_post(request: Request) -> Response:
         director, csrf, form = await director_form(request)
+        limit = import_schema.MAX_IMPORT_BYTES
         upload = form.get("file")
-        raw = _str(form.get("data"))
+        raw = form.get("data")
+        body = raw.encode() if isinstance(raw, str) else b""
         if upload is not None and not isinstance(upload, str):
-            raw = (await upload.read()).decode("utf-8", errors="replace") or raw
+            body = await upload.read(limit + 1) or body
+
+        def load() -> Game:  # parsing and replaying a large file: off the event loop
+            if len(body) > limit:
+                raise ServiceError(f"导入失败：文件过大（最多{limit // (1024 * 1024)} MB）")
+            if b"\x00" in body or b"\\u0000" in body:
+                raise ServiceError("导入失败：文件含有 NUL 字符")
+            try:
+                data = json.loads(body.decode("utf-8"))
+            except UnicodeDecodeError:
+                raise ServiceError("导入失败：文件不是 UTF-8 编码的 JSON") from None
+            except json.JSONDecodeError as exc:
+                raise ServiceError(f"导入失败：不是合法的 JSON（第{exc.lineno}行第{exc.colno}列）") from None
+            return service.import_game(director.id, data)
+
         try:
-            data = json.loads(raw)
-            game = service.import_game(director.id, data)
-        except (ValueError, ServiceError) as exc:
-            where = f"（第{exc.lineno}行第{exc.colno}列）" if isinstance(exc, json.JSONDecodeError) else ""
-            reason = exc.reason if isinstance(exc, ServiceError) else f"导入失败：不是合法的 JSON{where}"
+            game = await run_in_threadpool(load)
+        except ServiceError as exc:
+            reason = exc.reason
             with sessions() as s:
                 games = list(s.scalars(select(Game).where(Game.director_id == director.id).order_by(Game.id.desc())))
             ctx = {"director": director, "csrf": csrf, "games": games, "error": reason}
@@ -389,7 +405,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
                 "director": director,
                 "csrf": csrf,
                 "error": error,
-                "ok": request.query_params.get("ok", ""),
+                "ok": security.read_flash(secret, request.url.path, request.query_params.get("ok", "")),
                 "director_skills": DIRECTOR_SKILLS,
                 "base": str(request.base_url).rstrip("/"),
                 "version": version,
@@ -413,7 +429,10 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
             done = await run_in_threadpool(service.once, game_id, key, lambda: act(form, at))
         except ServiceError as exc:
             return await run_in_threadpool(god, request, director, csrf, game_id, exc.reason, exc.status)
-        return RedirectResponse(f"/d/g/{game_id}?ok={quote(done)}", status_code=303)
+        except ValueError:  # never a Python message on a page
+            return await run_in_threadpool(god, request, director, csrf, game_id, "输入的内容有误，请检查后重试", 400)
+        path = f"/d/g/{game_id}"
+        return RedirectResponse(f"{path}?ok={quote(security.sign_flash(secret, path, done))}", status_code=303)
 
     @app.post("/d/g/{game_id}/command", response_class=HTMLResponse)
     async def god_command(request: Request, game_id: int) -> Response:
@@ -514,6 +533,9 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
 
     @app.post("/d/g/{game_id}/flags/{flag_id}", response_class=HTMLResponse)
     async def god_flag(request: Request, game_id: int, flag_id: int) -> Response:
+        if not valid_id(flag_id):
+            raise NotFound("没有这条潜水记录")
+
         def act(form: FormData, at: str) -> str:
             issue = _str(form.get("action")) == "issue"
             service.resolve_flag(game_id, flag_id, issue, at)
@@ -563,7 +585,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
                 "token": token,
                 "csrf": auth.player_csrf(secret, token),
                 "error": error,
-                "ok": request.query_params.get("ok", ""),
+                "ok": security.read_flash(secret, request.url.path, request.query_params.get("ok", "")),
                 "page": page,
             }
         )
@@ -622,7 +644,8 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
         except ServiceError as exc:
             return await run_in_threadpool(player, request, token, page, exc.reason, exc.status)
         suffix = "" if page == "me" else "/thread"
-        return RedirectResponse(f"/p/{token}{suffix}?ok={quote(done)}", status_code=303)
+        path = f"/p/{token}{suffix}"
+        return RedirectResponse(f"{path}?ok={quote(security.sign_flash(secret, path, done))}", status_code=303)
 
     @app.post("/p/{token}/act", response_class=HTMLResponse)
     async def player_act(request: Request, token: str) -> Response:
@@ -732,8 +755,22 @@ def safe_next(nxt: str) -> str:
     return nxt
 
 
+MAX_INT = 2**31 - 1  # ids and numbers fit an INTEGER column on every database
+MAX_SEED = 2**31 - 1
+
+
 def _str(value: Any) -> str:
-    return value if isinstance(value, str) else ""
+    """A form field's text. A NUL byte never reaches the database (PostgreSQL refuses it)."""
+    if not isinstance(value, str):
+        return ""
+    if "\x00" in value:
+        raise ServiceError("内容含有不允许的控制字符（NUL）")
+    return value
+
+
+
+def valid_id(value: int) -> bool:
+    return 0 < value <= MAX_INT
 
 
 def parse_int(text: str, field: str, low: int, high: int) -> int | None:

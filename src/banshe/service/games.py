@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import random
+import re
 import secrets
 import threading
 import time
@@ -44,6 +45,7 @@ from ..engine.registry import find_ruleset, get_ruleset
 from ..engine.ruleset import Ruleset
 from ..forum import VoteFormatError, parse_vote
 from . import idempotency as idem
+from . import import_schema
 from . import schedule as sched
 from .models import (
     Announcement,
@@ -65,6 +67,8 @@ from .notices import notice
 log = logging.getLogger("banshe.scheduler")
 MAX_TEXT = 5000
 MAX_NOTE = 500
+MAX_TITLE = 100
+TOKEN = re.compile(r"^[A-Za-z0-9_-]{8,64}$")  # a seat link's token (secrets.token_urlsafe)
 RETRY_FAILED = 60.0
 CACHE_GAMES = 1000
 EXPORT_FORMAT = "banshe-game"
@@ -261,6 +265,11 @@ class GameService:
             raise ServiceError(str(exc)) from None
         if seed is None:
             seed = secrets.randbelow(2**31)
+        if not 0 <= seed < 2**31:
+            raise ServiceError("随机种子应在0到2147483647之间")
+        title = title.strip()
+        if len(title) > MAX_TITLE or not title.isprintable():
+            raise ServiceError(f"对局名称过长或含有控制字符（最多{MAX_TITLE}个字符）")
         try:
             sched.zone(timezone)
             full_schedule = sched.validate_schedule(rs, schedule or {})
@@ -393,11 +402,7 @@ class GameService:
     # -- the thread -----------------------------------------------------------------------------
     def post(self, game_id: int, author: str, text: str, by_director: bool = False, at: str | None = None) -> Post:
         """A post in the 讨论帖; a vote post is also the engine's vote (both or neither are stored)."""
-        body = text.strip()
-        if not body:
-            raise ServiceError("发言内容不能为空")
-        if len(body) > MAX_TEXT:
-            raise ServiceError(f"发言过长（最多{MAX_TEXT}字）")
+        body = _text(text)
         with self._tx(game_id) as (s, game):
             self._check_running(game)
             state = self.state_of(s, game)
@@ -467,11 +472,7 @@ class GameService:
             return self.post(game_id, player, text, by_director=True, at=at)
 
     def group_post(self, game_id: int, author: str, group: str, text: str) -> GroupMessage:
-        body = text.strip()
-        if not body:
-            raise ServiceError("发言内容不能为空")
-        if len(body) > MAX_TEXT:
-            raise ServiceError(f"发言过长（最多{MAX_TEXT}字）")
+        body = _text(text)
         with self._tx(game_id) as (s, game):
             self._check_running(game)
             state = self.state_of(s, game)
@@ -972,6 +973,8 @@ class GameService:
 
     # -- lookups for pages -------------------------------------------------------------------------
     def seat_by_token(self, token: str) -> Seat:
+        if not TOKEN.match(token):
+            raise NotFound("链接无效或已停用")
         with self.sessions() as s:
             seat = s.scalar(select(Seat).where(Seat.token == token))
             if seat is None or not seat.active:
@@ -1082,8 +1085,10 @@ class GameService:
 
     def import_game(self, director_id: int, data: Any) -> Game:
         """Create a game from an export: its commands are replayed and must reproduce its result."""
-        if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
-            raise ServiceError("导入失败：不是 banshe 导出的对局文件")
+        try:
+            data = import_schema.parse(data)  # the file's structure, before anything is replayed
+        except ValueError as exc:
+            raise ServiceError(str(exc)) from None
         try:
             rs = find_ruleset(str(data["ruleset"]))
             players = check_names([str(p) for p in data["players"]])
@@ -1133,7 +1138,7 @@ class GameService:
                         stage=int(entry.get("stage", 0)),
                         source=str(entry.get("source", "import")),
                         superseded=bool(entry.get("superseded")),
-                        created_at=float(entry.get("at", now)),
+                        created_at=float(entry.get("at") or now),
                         note=None if entry.get("note") is None else str(entry["note"])[:MAX_NOTE],
                     )
                 )
@@ -1147,7 +1152,7 @@ class GameService:
                         vote_kind=p.get("vote_kind"),
                         vote_target=p.get("vote_target"),
                         by_director=bool(p.get("by_director")),
-                        created_at=float(p.get("at", now)),
+                        created_at=float(p.get("at") or now),
                     )
                 )
             for g in data.get("group_messages") or []:
@@ -1158,7 +1163,7 @@ class GameService:
                         author=str(g["author"]),
                         phase=str(g["phase"]),
                         text=str(g["text"]),
-                        created_at=float(g.get("at", now)),
+                        created_at=float(g.get("at") or now),
                     )
                 )
             settings = data.get("settings")
@@ -1170,6 +1175,18 @@ class GameService:
             s.commit()
             self._remember(game.id, _Cached(len(commands), state))
             return game
+
+
+def _text(text: str) -> str:
+    """A post's body: not empty, not overlong, no NUL (PostgreSQL refuses it in text)."""
+    body = text.strip()
+    if not body:
+        raise ServiceError("发言内容不能为空")
+    if len(body) > MAX_TEXT:
+        raise ServiceError(f"发言过长（最多{MAX_TEXT}字）")
+    if "\x00" in body:
+        raise ServiceError("发言含有不允许的控制字符（NUL）")
+    return body
 
 
 def _chinese(text: str) -> bool:

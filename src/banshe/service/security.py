@@ -5,6 +5,8 @@ login rate limits, and a bound on concurrent password hashing (argon2 takes 64 M
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import ipaddress
 import threading
 import time
@@ -154,3 +156,19 @@ class HashGate:
 def wait_text(seconds: float) -> str:
     minutes = int(seconds // 60) + (1 if seconds % 60 else 0)
     return f"尝试次数过多，请{minutes}分钟后再试" if seconds >= 60 else f"尝试次数过多，请{int(seconds) or 1}秒后再试"
+
+
+def sign_flash(key: str, path: str, text: str) -> str:
+    """A redirect's "done" message as `?ok=`: the text with an HMAC bound to the page's path, so a
+    crafted link cannot make a page say anything the server did not say there."""
+    sig = hmac.new(key.encode(), f"flash:{path}\n{text}".encode(), hashlib.sha256).hexdigest()[:24]
+    return f"{sig}.{text}"
+
+
+def read_flash(key: str, path: str, value: str) -> str:
+    """The signed message, or "" for anything else (an arbitrary `?ok=` is never echoed)."""
+    sig, _, text = value.partition(".")
+    if not text or len(value) > 600:
+        return ""
+    want = sign_flash(key, path, text).partition(".")[0]
+    return text if hmac.compare_digest(sig, want) else ""

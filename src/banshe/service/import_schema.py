@@ -1,0 +1,122 @@
+"""The structure an imported game file must have (pydantic, checked before anything is replayed).
+
+Every string is bounded and free of NUL bytes (PostgreSQL refuses them), every number fits its
+column, every list is bounded; a file that does not match is refused with the field named.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+
+MAX_IMPORT_BYTES = 8 * 1024 * 1024
+MAX_ROWS = 100_000
+
+
+def _no_nul(text: str) -> str:
+    if "\x00" in text:
+        raise ValueError("NUL")
+    return text
+
+
+def _finite(value: float | None) -> float | None:
+    if value is not None and not math.isfinite(value):
+        raise ValueError("not finite")
+    return value
+
+
+def Text(limit: int) -> Any:  # noqa: N802 - a type factory
+    return Annotated[str, Field(max_length=limit), AfterValidator(_no_nul)]
+
+
+Time = Annotated[float | None, AfterValidator(_finite)]
+Scalar = bool | int | str | float | None
+
+
+class _Row(BaseModel):
+    model_config = ConfigDict(extra="ignore", strict=False)
+
+
+class CommandEntry(_Row):
+    seq: int | None = Field(None, ge=0, lt=2**31)
+    command: dict[str, Any]
+    phase: Text(32) = ""  # type: ignore[valid-type]
+    stage: int = Field(0, ge=0, lt=1000)
+    source: Text(16) = "import"  # type: ignore[valid-type]
+    superseded: bool = False
+    at: Time = None
+    note: Text(500) | None = None  # type: ignore[valid-type]  # a penalty's reason
+
+
+class SeatEntry(_Row):
+    """Who played a character (a 替补 adds a second entry for the same name)."""
+
+    name: Text(64)  # type: ignore[valid-type]
+    person: Text(64) | None = None  # type: ignore[valid-type]
+    active: bool = True
+    at: Time = None
+
+
+class AnnouncementEntry(_Row):
+    """A 公示 with its times (its place among the posts), the director's edit and withholding."""
+
+    idx: int = Field(0, ge=0, lt=2**31)
+    phase: Text(32) = ""  # type: ignore[valid-type]
+    created_at: Time = None
+    published_at: Time = None
+    withheld: bool = False
+    text: Text(5000) | None = None  # type: ignore[valid-type]
+    original: Text(5000) | None = None  # type: ignore[valid-type]
+
+
+class PostEntry(_Row):
+    author: Text(64)  # type: ignore[valid-type]
+    phase: Text(32)  # type: ignore[valid-type]
+    text: Text(5000)  # type: ignore[valid-type]
+    vote_kind: Text(16) | None = None  # type: ignore[valid-type]
+    vote_target: Text(64) | None = None  # type: ignore[valid-type]
+    by_director: bool = False
+    at: Time = None
+
+
+class GroupEntry(_Row):
+    group: Text(64)  # type: ignore[valid-type]
+    author: Text(64)  # type: ignore[valid-type]
+    phase: Text(32)  # type: ignore[valid-type]
+    text: Text(5000)  # type: ignore[valid-type]
+    at: Time = None
+
+
+class ExportFile(_Row):
+    format: Literal["banshe-game"]
+    version: int = Field(1, ge=1, le=1)
+    title: Text(100) = ""  # type: ignore[valid-type]
+    ruleset: Text(64)  # type: ignore[valid-type]
+    seed: int = Field(ge=0, lt=2**31)
+    options: dict[Text(64), Scalar] = Field(default_factory=dict, max_length=100)  # type: ignore[valid-type]
+    players: list[Text(64)] = Field(max_length=100)  # type: ignore[valid-type]
+    roles: dict[Text(64), Text(64)] | None = Field(None, max_length=100)  # type: ignore[valid-type]
+    schedule: dict[Text(64), Any] = Field(default_factory=dict, max_length=20)  # type: ignore[valid-type]
+    timezone: Text(64) = "Asia/Shanghai"  # type: ignore[valid-type]
+    settings: dict[Text(64), Scalar] = Field(default_factory=dict, max_length=20)  # type: ignore[valid-type]
+    seats: list[SeatEntry] = Field(default_factory=list, max_length=1000)
+    announcements: list[AnnouncementEntry] = Field(default_factory=list, max_length=MAX_ROWS)
+    commands: list[CommandEntry] = Field(max_length=MAX_ROWS)
+    posts: list[PostEntry] = Field(default_factory=list, max_length=MAX_ROWS)
+    group_messages: list[GroupEntry] = Field(default_factory=list, max_length=MAX_ROWS)
+    result: dict[str, Any] | None = None
+
+
+def parse(data: Any) -> dict[str, Any]:
+    """The file's content, checked (ValueError in Chinese naming the first wrong field)."""
+    if not isinstance(data, dict) or data.get("format") != "banshe-game":
+        raise ValueError("导入失败：不是 banshe 导出的对局文件")
+    try:
+        return ExportFile.model_validate(data).model_dump()
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "（顶层）"
+        count = exc.error_count()
+        raise ValueError(f"导入失败：文件结构有误，字段“{where}”不合要求（共{count}处）") from None

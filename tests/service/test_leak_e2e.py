@@ -1,0 +1,252 @@
+"""End-to-end leak test: random games of all three rulesets played through HTTP; after every step,
+every player's page, thread page (the fragment htmx swaps in is the same page), state.json and
+live-stream message are checked against `view(state, that player)` (issue 11).
+
+What a player receives may contain only what his view shows: state.json's view is his engine
+view (a subset of its events: half-public votes stay hidden); his actions are his legal
+commands; a prompt deadline names only his own prompt; no text that only others can see (their
+private events, submissions, pending prompts, other groups' chats) appears anywhere in his
+responses; and his live-stream version changes only when something he receives changes.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import random
+import re
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+
+from banshe.demo import DEMO_NAMES
+from banshe.engine.events import ACCEPTED
+from banshe.engine.registry import get_ruleset
+from banshe.engine.ruleset import TEAR_BADGE
+from banshe.engine.view import legal_commands, view
+from banshe.service.models import GroupMessage, Post
+from banshe.service.views import command_text
+
+from .conftest import Harness
+
+# (ruleset, seats, seed, steps): bounded so both databases run the whole test in well under a minute
+GAMES = [
+    ("pinming", 8, 9, 34),  # this game raises a <最后一枪> prompt (asserted below)
+    ("chenji", 20, 8, 18),
+    ("ganran", 12, 3, 20),
+]
+# 品茗 with identities entered by hand: fewer seats, every kind of night and prompt
+SEATS = {
+    "pinming": [
+        "饺子 预言家",
+        "包子 女巫",
+        "烧麦 猎人",
+        "锅贴 白痴",
+        "馄饨 村民",
+        "油条 狼人",
+        "豆花 狼人",
+        "粽子 混血儿",
+    ],
+}
+PROMPTED = ("猎人", "白痴")  # identities answering a prompt when voted out (最后一枪, 装傻)
+VERSION_RE = re.compile(r'data-version="([^"]+)"')
+
+
+def _norm(value: Any) -> Any:
+    return json.loads(json.dumps(value, ensure_ascii=False, default=str))
+
+
+def _same(sent: dict[str, Any], engine: dict[str, Any]) -> bool:
+    """The same event (his own submissions' text is the service's `你提交了：…` wording)."""
+    if sent["kind"] == engine["kind"] == ACCEPTED:
+        return bool(sent["phase"] == engine["phase"] and sent["data"] == engine["data"])
+    return sent == engine
+
+
+class Game:
+    def __init__(self, h: Harness, ruleset: str, count: int, seed: int) -> None:
+        self.h = h
+        seats = SEATS.get(ruleset) or DEMO_NAMES[:count]
+        data = {
+            "csrf": h.csrf,
+            "ruleset": ruleset,
+            "seats": "\n".join(seats),
+            "seed": str(seed),
+            "auto_publish": "on",
+        }
+        r = h.client.post("/d/new", data=data, follow_redirects=False)
+        assert r.status_code == 303, r.text
+        self.id = int(r.headers["location"].rsplit("/", 1)[1])
+        self.links = h.links(self.id)
+        self.last: dict[str, tuple[str, str]] = {}  # name -> (what he received, his stream's version)
+        self.received: dict[str, dict[str, Any]] = {}
+        self.pages: dict[str, tuple[str, str, str]] = {}  # name -> (version, page, thread page)
+        self.markers = 0
+        self.phase, self.in_phase = "", 0
+        self.prompts: set[str] = set()  # the prompts the game raised (checked while pending)
+
+    # -- playing -----------------------------------------------------------------------------
+    def step(self, rng: random.Random) -> None:
+        _g, state = self.h.service.read(self.id)
+        alive = state.alive_names()
+        roll = rng.random()
+        self.in_phase = self.in_phase + 1 if state.phase.label == self.phase else 0
+        self.phase = state.phase.label
+        if self.in_phase >= 5:  # the deadline passes: the game moves on whatever the players did
+            for skill in ("prompt_timeout", "close_phase"):
+                self.h.director(self.id, "command", skill=skill)
+            return
+        if roll < 0.25 or not alive:
+            skill = rng.choice(["close_phase", "close_stage", "prompt_timeout"])
+            self.h.director(self.id, "command", skill=skill)
+            return
+        if roll < 0.33:
+            groups = [(g, m) for g, m in state.groups.items() if any(x in alive for x in m)]
+            if groups:
+                g, members = rng.choice(groups)
+                author = rng.choice([m for m in members if m in alive])
+                self.markers += 1
+                self.h.service.group_post(self.id, author, g, f"群内密谋第{self.markers}条")
+                return
+        if roll < 0.55:
+            author = rng.choice(alive)
+            # votes gather on those who answer a prompt when they go out (猎人, 警长, 白痴 …): the
+            # pending prompts are what a deadline label could give away
+            rs = get_ruleset(state.ruleset)
+            prone = [n for n in alive if rs.role_name(state.chars[n].role) in PROMPTED or n == state.sheriff]
+            target = rng.choice(prone) if prone and rng.random() < 0.8 else rng.choice([*alive[:3], "弃权"])
+            text = f"投票对象：{target}\n投票理由：随机" if rng.random() < 0.6 else f"随便聊聊{rng.randrange(999)}"
+            self.h.post(self.links[author], text)
+            return
+        options = [(n, a) for n, got in self.received.items() for a in got["actions"]]
+        if not options:
+            self.h.director(self.id, "command", skill="close_phase")
+            return
+        name, action = rng.choice(options)
+        fields: dict[str, str] = {}
+        if action["targets"]:
+            fields["target"] = rng.choice(action["targets"])
+        elif action["skill"]:
+            fields["targets"] = "、".join(rng.sample(alive, min(2, len(alive))))
+            fields["answer"] = rng.choice(["是", "否"])
+            fields["text"] = f"遗言{rng.randrange(999)}"
+        self.h.act(self.links[name], action["skill"], **fields)
+
+    # -- checking ----------------------------------------------------------------------------
+    def check(self) -> None:
+        h = self.h
+        game, state = h.service.read(self.id)
+        full = view(state, None)
+        rs_name = full["ruleset"]
+        if full["prompts"] and state.prompt_raised:
+            self.prompts.add(full["prompts"][0][1])
+        with h.service.sessions() as s:
+            posts = [p.text for p in s.scalars(select(Post).where(Post.game_id == self.id))]
+            chats = list(s.scalars(select(GroupMessage).where(GroupMessage.game_id == self.id)))
+        rs = get_ruleset(state.ruleset)
+        for name, token in self.links.items():
+            where = f"{rs_name} {state.phase.label} {name}"
+            stream = h.client.get(f"/p/{token}/events").text
+            versions = {line[len("data: ") :] for line in stream.splitlines() if line.startswith("data: ")}
+            assert len(versions) == 1, where
+            version = versions.pop()
+            if name in self.pages and self.pages[name][0] == version:
+                # his version digests everything his responses show (view, actions, deadline, thread,
+                # chats): the same version, the same responses, checked when they were sent
+                continue
+            mine = view(state, name)
+            got = h.client.get(f"/p/{token}/state.json")
+            assert got.status_code == 200
+            data = got.json()
+            # 1. his view, nothing more (events: a subset, in order)
+            sent, engine = data["view"], _norm(mine)
+            assert {k: v for k, v in sent.items() if k != "events"} == {
+                k: v for k, v in engine.items() if k != "events"
+            }, where
+            it = iter(engine["events"])
+            assert all(any(_same(e, x) for x in it) for e in sent["events"]), where
+            # 2. his actions are his legal commands (or a night submission he may still replace)
+            legal = legal_commands(state, name)
+            mine_now = {
+                e["data"]["command"]["skill"]
+                for e in mine["events"]
+                if e["kind"] == ACCEPTED and e["phase"] == state.phase.label and e["data"]["command"]["actor"] == name
+            }
+            for a in data["actions"]:
+                targets = {c.targets[0] for c in legal if c.skill == a["skill"] and c.targets}
+                if any(c.skill == a["skill"] for c in legal):
+                    assert set(a["targets"]) <= targets | {TEAR_BADGE}, (where, a)
+                else:
+                    assert a["skill"] in mine_now and set(a["targets"]) <= set(state.alive_names()), (where, a)
+            # 3. a prompt deadline only for the prompted player
+            deadline = data["deadline"]
+            if deadline and not mine.get("prompt"):
+                assert deadline["skill"] != "prompt_timeout", where
+            # 4. no text only others can see, anywhere in what he receives
+            page = h.client.get(f"/p/{token}").text
+            thread = h.client.get(f"/p/{token}/thread").text
+            self.pages[name] = (version, page, thread)
+            bodies = [got.text, page, thread, stream]
+            legit = json.dumps(engine, ensure_ascii=False) + "\n".join(posts) + f"警长：{mine['sheriff']}"
+            legit += "\n".join(m.text for m in chats if name in state.groups.get(m.group_name, ()))
+            legit += "\n".join(command_text(rs, e["data"]["command"]) for e in mine["events"] if e["kind"] == ACCEPTED)
+            for secret in self._secrets(state, full, mine, chats, rs):
+                if secret in legit:
+                    continue
+                for body in bodies:
+                    assert secret not in body and html.escape(secret) not in body, (where, secret)
+            # 5. his stream's version is his pages' version, and moves only when what he receives does
+            for body in (page, thread):
+                m = VERSION_RE.search(body)
+                assert m is not None and m.group(1) == version, where
+            his_chats = [(m.group_name, m.author, m.text) for m in chats if name in state.groups.get(m.group_name, ())]
+            received = json.dumps([data, his_chats, game.status], ensure_ascii=False, sort_keys=True)
+            if name in self.last and self.last[name][0] == received:
+                assert self.last[name][1] == version, (where, "version moved while nothing he sees did")
+            self.last[name] = (received, version)
+            self.received[name] = data
+
+    @staticmethod
+    def _secrets(
+        state: Any, full: dict[str, Any], mine: dict[str, Any], chats: list[GroupMessage], rs: Any
+    ) -> set[str]:
+        seen = {json.dumps(e, ensure_ascii=False, sort_keys=True, default=str) for e in mine["events"]}
+        out: set[str] = set()
+        for e in full["events"]:
+            if json.dumps(e, ensure_ascii=False, sort_keys=True, default=str) in seen:
+                continue
+            if e["text"] and len(e["text"]) >= 4:
+                out.add(e["text"])
+            if e["kind"] == ACCEPTED:
+                out.add(command_text(rs, e["data"]["command"]))
+        viewer = mine["viewer"]
+        for m in chats:
+            if viewer not in state.groups.get(m.group_name, ()):
+                out.add(m.text)
+        for actor, skill in full["prompts"]:
+            if actor != viewer:
+                out.add(f"{actor}的<{skill}>")
+        return out
+
+
+@pytest.mark.parametrize(("ruleset", "count", "seed", "steps"), GAMES, ids=[g[0] for g in GAMES])
+def test_random_games_leak_nothing_through_http(
+    harness: Harness, ruleset: str, count: int, seed: int, steps: int
+) -> None:
+    h = harness
+    h.login()
+    g = Game(h, ruleset, count, seed)
+    rng = random.Random(seed)
+    g.check()
+    phases = set()
+    for _ in range(steps):
+        g.step(rng)
+        g.check()
+        _game, state = h.service.read(g.id)
+        phases.add(state.phase.label)
+        if state.over:
+            break
+    assert len(phases) >= 3  # the game got past 开局 and through a day and a night
+    if ruleset == "pinming":
+        assert "最后一枪" in g.prompts, (phases, g.prompts)  # a pending prompt was checked on every player's responses
