@@ -116,7 +116,9 @@ def parse(data: Any) -> dict[str, Any]:
     try:
         return ExportFile.model_validate(data).model_dump()
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "（顶层）"
-        count = exc.error_count()
-        raise ValueError(f"导入失败：文件结构有误，字段“{where}”不合要求（共{count}处）") from None
+        errors = exc.errors()
+        missing = ["“" + ".".join(str(p) for p in e["loc"]) + "”" for e in errors if e["type"] == "missing"]
+        if missing:
+            raise ValueError(f"导入失败：文件结构有误，缺少字段{'、'.join(missing[:10])}") from None
+        where = ".".join(str(p) for p in errors[0]["loc"]) or "（顶层）"
+        raise ValueError(f"导入失败：文件结构有误，字段“{where}”不合要求（共{len(errors)}处）") from None
