@@ -114,12 +114,12 @@ def test_hostile_input_gets_a_clear_4xx_never_a_500(harness: Harness) -> None:
         assert r.status_code == 404 and "没有这局游戏" in r.text, path
     assert h.director(game, f"flags/{2**63}", action="issue")[0] == 404
     code, text = h.director(game, "publish", upto=str(2**63))
-    assert code == 400 and "请选择要发布的公示" in text
+    assert code == 400 and "“公示序号”应在" in text
     code, text = h.director(game, "command", skill="deduct", target="饺子", amount=str(2**63))
     assert code == 400 and "分值" in text
     seats = "\n".join(f"{n} {r}" for n, r in PINMING_SEATS.items())
     for fields, reason in [
-        ({"seed": str(2**31)}, "随机种子应在0到2147483647之间"),
+        ({"seed": str(2**31)}, "“随机种子”应在0到2147483647之间"),
         ({"seed": str(2**63)}, "随机种子"),
         ({"seed": "-1"}, "随机种子"),
         ({"title": "长" * 201}, "对局名称过长"),

@@ -779,9 +779,9 @@ def parse_int(text: str, field: str, low: int, high: int) -> int | None:
     if not text:
         return None
     digits = text[1:] if text[:1] in "+-" else text
-    if not digits.isascii() or not digits.isdigit() or len(digits) > 12:
+    if not digits.isascii() or not digits.isdigit():
         raise ServiceError(f"“{field}”必须是整数：{text[:20]}")
-    value = int(text)
+    value = int(text) if len(digits) <= 12 else (high + 1 if text[0] != "-" else low - 1)
     if not low <= value <= high:
         raise ServiceError(f"“{field}”应在{low}到{high}之间")
     return value
