@@ -32,7 +32,7 @@ from ..engine.view import legal_commands, view
 from . import schedule as sched
 from .games import GameService
 from .models import Announcement, Deadline, Game, GroupMessage, LurkFlag, Post, Seat
-from .notices import NOTICE_KIND
+from .notices import DIRECTOR_POST_KIND, NOTICE_KIND
 
 
 @dataclass
@@ -45,6 +45,12 @@ class ThreadItem:
     vote: str | None = None
     by_director: bool = False
     bbcode: str = ""
+    floor: int = 0  # N楼: every published item, the same for every viewer (pending 公示 have none)
+    time: str = ""  # local time, as the forum shows it
+    post_id: int = 0
+    quote: dict[str, Any] | None = None  # 回复 N楼: {floor, author, text} as this viewer sees it
+    director_post: bool = False  # the director's own post (a rule clarification)
+    change_reply: bool = False  # the viewer's own accepted vote of today: "改票（回复此楼）"
 
 
 @dataclass
@@ -89,27 +95,57 @@ def deadline_info(
     return {"label": row.label, "due": row.due_at, "local": sched.local_text(row.due_at, tz), "skill": row.skill}
 
 
+def vote_tallies(state: GameState, events: list[dict[str, Any]]) -> dict[str, str]:
+    """票型 of each closed day (who voted whom, the last vote or 改票 of each voter), from the
+    public vote events: only for rulesets whose votes are open posts (ThreadPolicy.tally_in_result)."""
+    final: dict[str, dict[str, str]] = {}
+    for e in events:
+        if e["kind"] == ACCEPTED and e["data"]["command"]["skill"] in (VOTE, CHANGE_VOTE):
+            cmd = e["data"]["command"]
+            final.setdefault(e["phase"], {})[cmd["actor"]] = (cmd.get("targets") or ["弃权"])[0]
+    order = {n: i for i, n in enumerate(state.order)}
+    out: dict[str, str] = {}
+    for phase, votes in final.items():
+        if phase == state.phase.label and not state.over:
+            continue  # still voting (or settling): the 票型 goes with the result
+        lines = [f"{voter}→{votes[voter]}" for voter in sorted(votes, key=lambda n: order.get(n, 0))]
+        out[phase] = "票型：" + "，".join(lines) + "。"
+    return out
+
+
 def thread_items(
-    s: Session, svc: GameService, game: Game, state: GameState, events: list[dict[str, Any]], director: bool
+    s: Session,
+    svc: GameService,
+    game: Game,
+    state: GameState,
+    events: list[dict[str, Any]],
+    director: bool,
+    viewer: str | None = None,
 ) -> list[ThreadItem]:
-    """The 讨论帖: published 公示 (from the viewer's events) and posts, in time order."""
+    """The 讨论帖: published 公示 (from the viewer's events) and posts, in time order, each with
+    its floor (N楼) and time; a reply carries the quoted floor as this viewer sees it."""
     rs = svc.ruleset(game)
     rows = s.scalars(select(Announcement).where(Announcement.game_id == game.id).order_by(Announcement.idx)).all()
     announces = [e for e in events if e["kind"] == ANNOUNCE]
+    tallies = vote_tallies(state, events) if sched.policy_for(rs).tally_in_result else {}
+    last_of = {e["phase"]: i for i, e in enumerate(announces)}  # a day's last 公示: its result
     items: list[ThreadItem] = []
     for row in rows:
         if row.idx >= len(announces) or (row.published_at is None and not director):
             continue
         e = announces[row.idx]
         kind = "announce" if row.published_at is not None else "pending"
+        text = e["text"]
+        if e["phase"] in tallies and last_of[e["phase"]] == row.idx:
+            text = f"{text}\n{tallies[e['phase']]}"
         items.append(
             ThreadItem(
                 row.published_at or row.created_at,
                 kind,
                 "导演",
-                e["text"],
+                text,
                 e["phase"],
-                bbcode=bbcode(e["phase"], e["text"]),
+                bbcode=bbcode(e["phase"], text),
             )
         )
     hide_votes = (
@@ -118,19 +154,58 @@ def thread_items(
         and state.phase.kind == DAY
         and not state.settling
     )
+    replies: dict[int, int] = {}
+    changed = {
+        p.author
+        for p in s.scalars(
+            select(Post).where(
+                Post.game_id == game.id, Post.phase == state.phase.label, Post.vote_kind == CHANGE_VOTE
+            )
+        )
+    }
+    own_vote: int | None = None
     for p in s.scalars(select(Post).where(Post.game_id == game.id).order_by(Post.id)):
+        if p.reply_to is not None:
+            replies[p.id] = p.reply_to
         if p.vote_kind == NOTICE_KIND:  # the service's own 公示 (a day lengthened by 延时)
             line = bbcode(p.phase, p.text)
-            items.append(ThreadItem(p.created_at, "announce", p.author, p.text, p.phase, bbcode=line))
+            items.append(ThreadItem(p.created_at, "announce", p.author, p.text, p.phase, bbcode=line, post_id=p.id))
             continue
-        if hide_votes and p.vote_kind and p.phase == state.phase.label:
-            items.append(ThreadItem(p.created_at, "hidden", p.author, "（投票帖，关门后公开）", p.phase))
+        if p.vote_kind == DIRECTOR_POST_KIND:
+            items.append(
+                ThreadItem(
+                    p.created_at, "post", p.author, p.text, p.phase, None, True, post_id=p.id, director_post=True
+                )
+            )
+            continue
+        if hide_votes and p.vote_kind and p.phase == state.phase.label and p.author != viewer:
+            items.append(ThreadItem(p.created_at, "hidden", p.author, "（投票帖，关门后公开）", p.phase, post_id=p.id))
             continue
         vote = None
         if p.vote_kind:
             vote = f"{'改票' if p.vote_kind == CHANGE_VOTE else '投票'} → {p.vote_target}"
-        items.append(ThreadItem(p.created_at, "post", p.author, p.text, p.phase, vote, p.by_director))
+        item = ThreadItem(p.created_at, "post", p.author, p.text, p.phase, vote, p.by_director, post_id=p.id)
+        if p.vote_kind == VOTE and p.author == viewer and p.phase == state.phase.label:
+            own_vote = len(items)
+        items.append(item)
+    if own_vote is not None and viewer not in changed and state.phase.kind == DAY and not state.settling:
+        items[own_vote].change_reply = True
     items.sort(key=lambda i: i.at)
+    tz = sched.zone(game.timezone)
+    floor = 0
+    by_post: dict[int, ThreadItem] = {}
+    for item in items:
+        item.time = sched.local_text(item.at, tz)
+        if item.kind != "pending":
+            floor += 1
+            item.floor = floor
+        if item.post_id:
+            by_post[item.post_id] = item
+    for pid, target in replies.items():
+        quoted, reply = by_post.get(target), by_post.get(pid)
+        if quoted is not None and reply is not None:
+            text = quoted.text if len(quoted.text) <= 120 else quoted.text[:120] + "……"
+            reply.quote = {"floor": quoted.floor, "author": quoted.author, "text": text}
     return items
 
 
@@ -194,7 +269,7 @@ def player_page(svc: GameService, seat: Seat) -> dict[str, Any]:
             )
         ]
     with svc.sessions() as s:
-        items = thread_items(s, svc, game, state, v["events"], director=False)
+        items = thread_items(s, svc, game, state, v["events"], director=False, viewer=seat.name)
         deadline = deadline_info(s, svc, game, v, seat.name)
         groups = v.get("groups", {})
         chats: dict[str, list[GroupMessage]] = {}
