@@ -27,7 +27,7 @@ from ..engine.commands import (
 from ..engine.core import apply_in_place
 from ..engine.events import ACCEPTED, ANNOUNCE, FEEDBACK, NOTICE
 from ..engine.model import DAY, NIGHT, START, GameState
-from ..engine.ruleset import MANY_TARGETS, SUCCESSOR, TEAR_BADGE, Ruleset
+from ..engine.ruleset import MANY_TARGETS, NO_TARGET, ONE_TARGET, SUCCESSOR, TEAR_BADGE, Ruleset
 from ..engine.view import legal_commands, view
 from . import schedule as sched
 from .games import GameService
@@ -252,6 +252,34 @@ def _actions(rs: Ruleset, state: GameState, me: str, events: list[dict[str, Any]
     return out
 
 
+# irreversible actions ask for confirmation on the page (issue 12): 决战, 投降, 行刺, 死节, 拍刀
+IRREVERSIBLE = frozenset({"决战", "投降", "行刺", "死节", "拍刀"})
+
+
+def pack_status(rs: Ruleset, state: GameState, events: list[dict[str, Any]], members: list[str]) -> dict[str, Any]:
+    """What a group's members see of the group's own submissions (their events only): the
+    pack's current target (the last one-target group submission of this phase, e.g. 杀人) and
+    who posted a no-target group skill (决战 this phase, 投降 any time), from `view` alone."""
+    target: str | None = None
+    declared: list[str] = []
+    for e in events:
+        if e["kind"] != ACCEPTED:
+            continue
+        cmd = e["data"]["command"]
+        spec = rs.skills.get(cmd["skill"])
+        if spec is None or not spec.audience.startswith("group:") or cmd["actor"] not in members:
+            continue
+        targets = cmd.get("targets") or []
+        if spec.shape == ONE_TARGET and e["phase"] == state.phase.label and targets:
+            target = f"{spec.name}：{targets[0]}（{cmd['actor']}提交）"
+        elif spec.shape == NO_TARGET:
+            now = "本阶段" if e["phase"] == state.phase.label else e["phase"]
+            declared.append(f"{cmd['actor']}已{spec.name}（{now}）")
+        elif spec.shape == MANY_TARGETS and e["phase"] == state.phase.label:
+            declared.append(f"{cmd['actor']}已{spec.name}：{'、'.join(targets)}")
+    return {"target": target, "declared": declared}
+
+
 def player_page(svc: GameService, seat: Seat) -> dict[str, Any]:
     game, state = svc.read(seat.game_id)
     rs = svc.ruleset(game)
@@ -303,6 +331,8 @@ def player_page(svc: GameService, seat: Seat) -> dict[str, Any]:
         "charges": charges,
         "private": private,
         "actions": _actions(rs, state, seat.name, v["events"]),
+        "packs": {g: pack_status(rs, state, v["events"], list(m)) for g, m in groups.items()},
+        "irreversible": IRREVERSIBLE,
         "deadline": deadline,
         "items": items,
         "groups": groups,
@@ -398,6 +428,7 @@ def viewer_version(ctx: dict[str, Any]) -> str:
         "deadline": ctx["deadline"],
         "items": [asdict(i) for i in ctx["items"]],
         "chats": {g: [(m.author, m.phase, m.text) for m in rows] for g, rows in ctx["chats"].items()},
+        "packs": ctx["packs"],
         "status": ctx["game"].status,
         "flags": [ctx["over"], ctx["can_post"], ctx["is_day"], ctx["post_count"]],
     }
