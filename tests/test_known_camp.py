@@ -73,3 +73,30 @@ def test_the_night_that_ends_the_game_is_announced(ruleset: str, players: int) -
             assert any(name in text and "出局" in text for text in posts), f"seed {seed}: {name}'s out not announced"
         checked += 1
     assert checked, f"no random {ruleset} game ended at night"
+
+
+@pytest.mark.parametrize(("ruleset", "players"), [("ganran", 14)])
+def test_a_camp_change_nobody_is_told_never_shows(ruleset: str, players: int) -> None:
+    """The page's camp is what the character was told: in random 感染 games, some characters' camps
+    change silently (a lover into 情侣阵营 later, a 长老 turned 特殊, 游离 lifting); their
+    `me.camp` keeps the told one and never names the engine's secret camp."""
+    from banshe.engine.events import CAMP, NOTICE
+    from banshe.engine.registry import get_ruleset
+
+    rs = get_ruleset(ruleset)
+    secret = 0
+    for seed in range(30):
+        state = play_random_game(ruleset, DEMO_NAMES[:players], seed)
+        state.winner, state.ended_in = None, None  # as during the game (the 复盘 reveals all)
+        for name, c in state.chars.items():
+            told = [e for e in state.log if e.kind == NOTICE and e.audience.members == (name,) and "camp" in e.data]
+            shown = view(state, name)["me"]["camp"]
+            if not told:
+                assert shown is None
+                continue
+            last = str(told[-1].data["camp"])
+            assert shown == (rs.camp_name(last) if last in rs.camp_names else last)
+            changed = [e for e in state.log if e.kind == CAMP and e.data.get("player") == name]
+            if changed and rs.camp_name(c.camp) != shown:
+                secret += 1
+    assert secret, f"no silent camp change in the random {ruleset} games"
