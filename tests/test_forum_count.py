@@ -345,3 +345,18 @@ def test_bad_input(tmp_path: Path) -> None:
     (tmp_path / "bad.yaml").write_text("ruleset: 不存在\nplayers: [甲]\n", encoding="utf-8")
     with pytest.raises(CountError, match="未知的规则"):
         load_game(str(tmp_path / "bad.yaml"))
+
+
+def test_near_miss_labels_are_refused_votes_not_plain_posts(tmp_path: Path) -> None:
+    """投票對象 (traditional), 投票对像 (a look-alike): a malformed vote, refused with the label
+    it wrote, never counted as an ordinary post with no vote (the service shares the grammar)."""
+    posts = [
+        opening(),
+        P("秋", "2026-12-2 09:10", "投票對象：夏<br />投票理由：繁体"),
+        P("冬", "2026-12-2 09:20", "投票对像：夏<br />投票理由：错字"),
+        P("冬", "2026-12-2 09:30", vote("夏")),  # posted again correctly: accepted
+    ]
+    floors = by_floor(run(tmp_path, posts, day=2))
+    assert floors[2]["kind"] == "vote" and "投票對象" in floors[2]["refused"]
+    assert floors[3]["kind"] == "vote" and "投票对像" in floors[3]["refused"]
+    assert floors[4]["refused"] is None and floors[4]["target"] == "夏"

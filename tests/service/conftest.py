@@ -178,10 +178,18 @@ class Harness:
         r = self.client.post(f"/p/{token}/act", data=data, follow_redirects=False)
         return r.status_code, r.text
 
-    def post(self, token: str, text_: str) -> tuple[int, str]:
+    def post(self, token: str, text_: str, reply_to: int | None = None) -> tuple[int, str]:
         data = {"csrf": self.player_csrf(token), "text": text_}
+        if reply_to is not None:
+            data["reply_to"] = str(reply_to)
         r = self.client.post(f"/p/{token}/post", data=data, follow_redirects=False)
         return r.status_code, r.text
+
+    def change(self, token: str, text_: str) -> tuple[int, str]:
+        """A 改票 as the page offers it: a reply to the floor its "改票（回复此楼）" link names
+        (no such link: posted without a reply, for the engine's refusals)."""
+        m = re.search(r'data-change-vote="(\d+)"', self.client.get(f"/p/{token}/thread").text)
+        return self.post(token, text_, int(m.group(1)) if m else None)
 
     def at(self, game_id: int) -> str:
         """The position (phase/stage/prompt) the god page names in its forms."""

@@ -232,7 +232,7 @@ def test_requests_to_accelerate(harness: Harness) -> None:
             )
             assert again.status_code == 400 and "已经申请过" in again.text
     assert "导演宣布执行加速" in json.dumps(h.state(links["馄饨"]), ensure_ascii=False)
-    code, page = h.post(links[names[0]], "改票对象：包子\n改票理由：x")
+    code, page = h.change(links[names[0]], "改票对象：包子\n改票理由：x")
     assert code == 400 and "执行加速时不允许改票" in page
     # 延时: half the alive characters ask, the day is no longer accelerated and lasts a day longer
     with h.service.sessions() as s:
@@ -250,7 +250,7 @@ def test_requests_to_accelerate(harness: Harness) -> None:
     with h.service.sessions() as s:
         close = h.service.current_deadline(s, game)
         assert close is not None and close.due_at == due + 24 * 3600
-    assert h.post(links[names[0]], "改票对象：包子\n改票理由：x")[0] == 303
+    assert h.change(links[names[0]], "改票对象：包子\n改票理由：x")[0] == 303
     # requests are refused in the last three hours of the day (品茗)
     h.clock.now = due + 24 * 3600 - 2 * 3600
     r = h.client.post(f"/p/{links['馄饨']}/request", data={"csrf": h.player_csrf(links["馄饨"]), "kind": "delay"})
@@ -267,8 +267,8 @@ def test_two_services_on_one_database_see_each_others_commands(harness: Harness)
     with second.client:
         assert h.post(links["饺子"], "投票对象：包子\n投票理由：x")[0] == 303
         assert second.post(links["包子"], "投票对象：饺子\n投票理由：x")[0] == 303
-        assert h.post(links["饺子"], "改票对象：烧麦\n改票理由：x")[0] == 303
-        code, page = second.post(links["饺子"], "改票对象：包子\n改票理由：x")
+        assert h.change(links["饺子"], "改票对象：烧麦\n改票理由：x")[0] == 303
+        code, page = second.change(links["饺子"], "改票对象：包子\n改票理由：x")
         assert code == 400 and "改票只允许进行一次" in page
         _g, one = h.service.read(game)
         _g, two = second.service.read(game)
@@ -382,8 +382,9 @@ def test_half_public_counting_hides_votes_until_the_day_closes(
     dumped = json.dumps(other, ensure_ascii=False)
     assert "投票对象：饺子" not in dumped and '"targets": ["饺子"]' not in dumped
     assert any(i["kind"] == "hidden" and i["author"] == "包子" for i in other["thread"])  # type: ignore[union-attr]
-    own = h.state(links["包子"])
-    assert any(i["kind"] == "hidden" for i in own["thread"])  # type: ignore[union-attr]
+    own = h.state(links["包子"])  # the author sees his own vote post (to reply to it with a 改票)
+    assert not any(i["kind"] == "hidden" for i in own["thread"])  # type: ignore[union-attr]
+    assert any(i["vote"] == "投票 → 饺子" and i["author"] == "包子" for i in own["thread"])  # type: ignore[union-attr]
     assert "投票对象：饺子" in h.client.get(f"/d/g/{game}").text  # the director sees everything
     assert h.director(game, "command", skill="close_phase")[0] == 303
     after = h.state(links["馄饨"])

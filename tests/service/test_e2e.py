@@ -109,6 +109,7 @@ def test_a_director_and_fourteen_players_play_pinming_in_the_browser(server: str
     players: dict[str, Page] = {}
     for name, link in links.items():
         page = browser.new_context(locale="zh-CN").new_page()
+        page.on("dialog", lambda dialog: dialog.accept())  # 投降 asks for confirmation
         page.goto(link)
         assert page.locator("#role").inner_text() == PINMING_SEATS[name]
         players[name] = page

@@ -52,10 +52,10 @@ def test_whole_game_through_the_pages(harness: Harness) -> None:
     code, page = h.post(links["馄饨"], "投票对象：小明\n投票理由：无")
     assert code == 400 and "不是本局的角色" in page
     assert h.post(links["馄饨"], "投票对象：汤圆\n投票理由：无")[0] == 303
-    assert h.post(links["馄饨"], "改票对象：饺子\n改票理由：改主意")[0] == 303
-    code, page = h.post(links["馄饨"], "改票对象：汤圆\n改票理由：再改")
+    assert h.change(links["馄饨"], "改票对象：饺子\n改票理由：改主意")[0] == 303
+    code, page = h.change(links["馄饨"], "改票对象：汤圆\n改票理由：再改")
     assert code == 400 and "改票只允许进行一次" in page
-    code, page = h.post(links["油条"], "改票对象：汤圆\n改票理由：再改")
+    code, page = h.change(links["油条"], "改票对象：汤圆\n改票理由：再改")
     assert code == 400 and "还没有有效投票" in page
     for name in ["油条", "豆花", "汤圆"]:
         assert h.post(links[name], "我觉得今天大家都很可疑。")[0] == 303
@@ -65,7 +65,7 @@ def test_whole_game_through_the_pages(harness: Harness) -> None:
     # the last hour: no 改票 (品茗), a plain vote is still fine
     h.clock.now = shanghai(2026, 12, 2, 20, 30)
     assert h.post(links["汤圆"], "投票对象：弃权\n投票理由：无")[0] == 303
-    code, page = h.post(links["汤圆"], "改票对象：饺子\n改票理由：无")
+    code, page = h.change(links["汤圆"], "改票对象：饺子\n改票理由：无")
     assert code == 400 and "关门前1小时不允许改票" in page
 
     h.clock.now = shanghai(2026, 12, 2, 21)

@@ -185,7 +185,7 @@ def test_automatic_acceleration_below_the_directors_number(harness: Harness) -> 
         row = s.scalars(select(CommandRow).where(CommandRow.game_id == game, CommandRow.skill == "accelerate")).one()
     assert (row.phase, row.source) == ("第2天", "scheduler")
     assert h.post(links["饺子"], "投票对象：汤圆\n投票理由：x")[0] == 303
-    code, page = h.post(links["饺子"], "改票对象：月饼\n改票理由：x")
+    code, page = h.change(links["饺子"], "改票对象：月饼\n改票理由：x")
     assert code == 400 and "执行加速时不允许改票" in page
 
 
@@ -205,7 +205,8 @@ def test_a_successful_delay_is_announced_and_kept_in_the_export(harness: Harness
         assert r.status_code == 303
     line = "申请延时成功（7/14）：第1天延长一天，2026-12-03 21:00关门。"
     thread = h.state(links["馄饨"])["thread"]
-    assert {"kind": "announce", "author": "导演", "text": line, "phase": "第1天", "vote": None} in thread  # type: ignore[operator]
+    wanted = {"kind": "announce", "author": "导演", "text": line, "phase": "第1天", "vote": None}
+    assert any({k: i[k] for k in wanted} == wanted for i in thread)  # type: ignore[union-attr, index]
     assert _deadline(h, game).due_at == shanghai(2026, 12, 3, 21)
     assert line in h.client.get(f"/d/g/{game}").text
     # the 公示 is part of the record: an imported copy shows it in the same place

@@ -48,6 +48,7 @@ from .events import (
     Event,
 )
 from .model import DAY, NIGHT, START, Character, GameState, Out, Phase, Prompt
+from .publish import night_close
 from .registry import get_ruleset
 from .ruleset import (
     AMOUNT,
@@ -172,6 +173,8 @@ def declare_win(state: GameState, camp: str, reason: str) -> None:
     state.ended_in = state.phase
     state.prompts.clear()
     state.agenda.clear()
+    if state.phase.kind == NIGHT:
+        announce(state, night_close(state, rs.report_key))
     emit(state, WIN, Audience.public(), f"游戏结束，{rs.camp_name(camp)}胜利。", camp=camp, reason=reason)
     announce(state, f"游戏结束，{rs.camp_name(camp)}胜利！")
     raise GameEnded

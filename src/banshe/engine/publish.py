@@ -27,3 +27,13 @@ def day_opening(
     lines.extend(state.flags.pop(report_key, []))
     lines.append(f"当日警长：{state.sheriff}。" if state.sheriff else "当日警长：无。")
     return "".join(lines)
+
+
+def night_close(state: GameState, report_key: str = "report") -> str:
+    """The night that ends the game opens no day, so its outs (and the night's queued notices)
+    go out with the result instead of at the next day's opening (issue 12: 最后一夜必须公示)."""
+    night = [o.player for o in state.outs if o.phase == state.phase]
+    label = state.phase.label
+    lines = [f"{label}出局：" + "、".join(night) + "。" if night else f"{label}无人出局。"]
+    lines.extend(state.flags.pop(report_key, []))
+    return "".join(lines)

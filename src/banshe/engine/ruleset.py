@@ -102,6 +102,8 @@ class Ruleset:
     # stops them. True: the out and what `on_out` does at once are one change for the check
     # (感染: 情侣的出局与其引起的殉情为一次变化)
     out_and_triggers_one_change: bool = False
+    # where the ruleset queues a night's notices for the next day's opening (`day_opening`)
+    report_key: str = "report"
 
     # -- names ------------------------------------------------------------------------------
     def role_name(self, role: str) -> str:

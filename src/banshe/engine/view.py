@@ -11,6 +11,7 @@ from typing import Any
 
 from .commands import ABSTAIN, CHANGE_VOTE, DIRECTOR_SKILLS, VOTE, Command, IllegalCommand
 from .core import _check_vote, _shape_refusal, _validate
+from .events import NOTICE, PLAYER
 from .model import DAY, NIGHT, GameState
 from .registry import get_ruleset
 from .ruleset import FREE_TEXT, ONE_TARGET, YES_NO, Ruleset, SkillSpec
@@ -49,7 +50,13 @@ def view(state: GameState, viewer: str | None) -> dict[str, Any]:
     }
     if viewer is not None:
         me = state.chars[viewer]
-        out["me"] = {"name": viewer, "role": rs.role_name(me.role), "alive": me.alive, "charges": dict(me.charges)}
+        out["me"] = {
+            "name": viewer,
+            "role": rs.role_name(me.role),
+            "alive": me.alive,
+            "charges": dict(me.charges),
+            "camp": known_camp(state, rs, viewer),
+        }
         out["groups"] = {g: list(m) for g, m in state.groups.items() if viewer in m}
         head = state.prompts[0] if state.prompts and state.prompt_raised else None
         out["prompt"] = rs.skill_name(head.skill) if head and head.actor == viewer else None
@@ -59,6 +66,18 @@ def view(state: GameState, viewer: str | None) -> dict[str, Any]:
         out["prompts"] = [(p.actor, rs.skill_name(p.skill)) for p in state.prompts]
         out["votes"] = dict(state.votes)
     return out
+
+
+def known_camp(state: GameState, rs: Ruleset, viewer: str) -> str | None:
+    """The camp `viewer` was last told (a private NOTICE carrying `camp`): never the engine's
+    own `camp`, which may be secret (a lover in 情侣阵营, a 长老 turned 特殊). None: never told."""
+    told: str | None = None
+    for e in state.log:
+        if e.kind == NOTICE and e.audience.kind == PLAYER and e.audience.members == (viewer,) and "camp" in e.data:
+            told = str(e.data["camp"])
+    if told is None:
+        return None
+    return rs.camp_name(told) if told in rs.camp_names else told
 
 
 def is_legal(state: GameState, cmd: Command) -> str | None:

@@ -20,6 +20,8 @@ HALF_PUBLIC = "half_public"  # vote posts hidden until the day closes
 class ThreadPolicy:
     vote_visibility: str = OPEN
     no_change_minutes: int = 0  # no 改票 / 代投 in the last N minutes of a day
+    change_vote_reply: bool = False  # a 改票 must reply to the voter's own vote floor
+    tally_in_result: bool = False  # the day's vote result 公示 lists the 票型 (who voted whom)
     lurk_min_posts: int = 0  # 潜水: fewer posts than this on a day that was not accelerated
     lurk_three_day_posts: int = 0  # 潜水: three such days in a row under this many posts
     lurk_no_vote: bool = False  # 潜水: no vote on a day that was not accelerated

@@ -458,6 +458,14 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
 
         return await god_action(request, game_id, act)
 
+    @app.post("/d/g/{game_id}/thread-post", response_class=HTMLResponse)
+    async def god_thread_post(request: Request, game_id: int) -> Response:
+        def act(form: FormData, at: str) -> str:
+            post = service.director_post(game_id, _str(form.get("text")), reply_to=_post_id(form))
+            return f"已在讨论帖发言（{post.phase}）"
+
+        return await god_action(request, game_id, act)
+
     @app.post("/d/g/{game_id}/extend", response_class=HTMLResponse)
     async def god_extend(request: Request, game_id: int) -> Response:
         def act(form: FormData, at: str) -> str:
@@ -576,9 +584,28 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
     def seat_of(token: str) -> Seat:
         return service.seat_by_token(token)
 
-    def player(request: Request, token: str, page: str, error: str = "", status: int = 200) -> Response:
+    def player(
+        request: Request,
+        token: str,
+        page: str,
+        error: str = "",
+        status: int = 200,
+        draft: dict[str, str] | None = None,
+    ) -> Response:
+        """A player's page; after a refusal `draft` is the refused form's text (and its group or
+        replied floor), rendered back with the reason next to it: nothing typed is lost, and no
+        text travels through a query string."""
         seat = seat_of(token)
         ctx = player_page(service, seat)
+        draft = dict(draft or {})
+        by_id = {i.post_id: i for i in ctx["items"] if i.post_id}
+        if not draft:  # 回复此楼 / 改票（回复此楼） links name a post id (a number), never text
+            raw = request.query_params.get("reply", "")
+            if raw.isdigit() and len(raw) <= 12 and int(raw) in by_id:
+                draft["reply_to"] = raw
+                if request.query_params.get("change") == "1":
+                    draft["text"] = "改票对象：\n改票理由："
+        reply = by_id.get(int(draft["reply_to"])) if draft.get("reply_to", "").isdigit() else None
         ctx.update(
             {
                 "version": viewer_version(ctx),
@@ -587,6 +614,9 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
                 "error": error,
                 "ok": security.read_flash(secret, request.url.path, request.query_params.get("ok", "")),
                 "page": page,
+                "draft": draft,
+                "reply": reply,
+                "reply_base": f"/p/{token}/thread",
             }
         )
         return render(request, "player.html" if page == "me" else "thread.html", ctx, status)
@@ -623,7 +653,18 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
                 "actions": [{"skill": a.skill, "name": a.name, "targets": a.targets} for a in ctx["actions"]],
                 "deadline": ctx["deadline"],
                 "thread": [
-                    {"kind": i.kind, "author": i.author, "text": i.text, "phase": i.phase, "vote": i.vote}
+                    {
+                        "kind": i.kind,
+                        "author": i.author,
+                        "text": i.text,
+                        "phase": i.phase,
+                        "vote": i.vote,
+                        "floor": i.floor,
+                        "time": i.time,
+                        "post_id": i.post_id,
+                        "quote": i.quote,
+                        "director_post": i.director_post,
+                    }
                     for i in ctx["items"]
                 ],
             }
@@ -642,7 +683,8 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
             key = _str(form.get(idem.KEY_FIELD))
             done = await run_in_threadpool(service.once, seat.game_id, key, lambda: act(seat, form))
         except ServiceError as exc:
-            return await run_in_threadpool(player, request, token, page, exc.reason, exc.status)
+            draft = {k: _str(form.get(k)) for k in ("text", "group", "reply_to", "skill") if _str(form.get(k))}
+            return await run_in_threadpool(player, request, token, page, exc.reason, exc.status, draft)
         suffix = "" if page == "me" else "/thread"
         path = f"/p/{token}{suffix}"
         return RedirectResponse(f"{path}?ok={quote(security.sign_flash(secret, path, done))}", status_code=303)
@@ -693,7 +735,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
     @app.post("/p/{token}/post", response_class=HTMLResponse)
     async def player_post(request: Request, token: str) -> Response:
         def act(seat: Seat, form: FormData) -> str:
-            post = service.post(seat.game_id, seat.name, _str(form.get("text")))
+            post = service.post(seat.game_id, seat.name, _str(form.get("text")), reply_to=_post_id(form))
             return "投票已记录" if post.vote_kind else "已发言"
 
         return await player_action(request, token, "thread", act)
@@ -785,6 +827,16 @@ def parse_int(text: str, field: str, low: int, high: int) -> int | None:
     if not low <= value <= high:
         raise ServiceError(f"“{field}”应在{low}到{high}之间")
     return value
+
+
+def _post_id(form: FormData) -> int | None:
+    """The replied post (回复 N楼) a thread form names, or None; anything but a post id is refused."""
+    raw = _str(form.get("reply_to")).strip()
+    if not raw:
+        return None
+    if not raw.isdigit() or len(raw) > 12:
+        raise ServiceError("回复的楼层不存在")
+    return int(raw)
 
 
 def _stage_value(text: str) -> int | str | None:

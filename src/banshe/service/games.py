@@ -35,6 +35,7 @@ from ..engine.commands import (
     DELAY,
     DIRECTOR,
     PROMPT_TIMEOUT,
+    VOTE,
     Command,
     IllegalCommand,
 )
@@ -43,6 +44,7 @@ from ..engine.events import ANNOUNCE, NOTICE, PUBLIC, Event
 from ..engine.model import DAY, NIGHT, START, GameState
 from ..engine.registry import find_ruleset, get_ruleset
 from ..engine.ruleset import Ruleset
+from ..engine.view import is_legal
 from ..forum import VoteFormatError, parse_vote
 from . import idempotency as idem
 from . import import_schema
@@ -62,7 +64,7 @@ from .models import (
 )
 from .names import check_names
 from .names import key as name_key
-from .notices import notice
+from .notices import DIRECTOR_POST_KIND, NOTICE_KIND, notice
 
 log = logging.getLogger("banshe.scheduler")
 MAX_TEXT = 5000
@@ -400,8 +402,17 @@ class GameService:
         return events
 
     # -- the thread -----------------------------------------------------------------------------
-    def post(self, game_id: int, author: str, text: str, by_director: bool = False, at: str | None = None) -> Post:
-        """A post in the 讨论帖; a vote post is also the engine's vote (both or neither are stored)."""
+    def post(
+        self,
+        game_id: int,
+        author: str,
+        text: str,
+        by_director: bool = False,
+        at: str | None = None,
+        reply_to: int | None = None,
+    ) -> Post:
+        """A post in the 讨论帖; a vote post is also the engine's vote (both or neither are stored).
+        `reply_to`: the post it replies to (a player's 改票 must reply to his own vote floor)."""
         body = _text(text)
         with self._tx(game_id) as (s, game):
             self._check_running(game)
@@ -425,6 +436,7 @@ class GameService:
             except VoteFormatError as exc:
                 raise ServiceError(f"投票无效：{exc.reason}") from None
             now = self.clock()
+            replied = self._replied(s, game, reply_to)
             row = Post(
                 game_id=game.id,
                 author=author,
@@ -432,11 +444,16 @@ class GameService:
                 text=body,
                 by_director=by_director,
                 created_at=now,
+                reply_to=replied.id if replied is not None else None,
             )
             if vote is not None:
                 target = self._resolve_target(state, vote.target)
                 if vote.kind == CHANGE_VOTE or by_director:
                     self._check_change_window(s, game, now, "代投" if by_director else "改票")
+                reply_rule = vote.kind == CHANGE_VOTE and not by_director and sched.policy_for(rs).change_vote_reply
+                # the engine's refusals (no vote yet, one change only, 加速) come first
+                if reply_rule and is_legal(state, Command(author, CHANGE_VOTE, (target,))) is None:
+                    self._check_change_reply(s, game, state, author, replied)
                 self._apply(
                     s, game, state, Command(author, vote.kind, (target,)), "director" if by_director else "player", now
                 )
@@ -444,6 +461,33 @@ class GameService:
             s.add(row)
             s.flush()
             return row
+
+    @staticmethod
+    def _replied(s: Session, game: Game, reply_to: int | None) -> Post | None:
+        if reply_to is None:
+            return None
+        row = s.get(Post, reply_to)
+        if row is None or row.game_id != game.id or row.vote_kind == NOTICE_KIND:
+            raise ServiceError("回复的楼层不存在")
+        return row
+
+    @staticmethod
+    def _check_change_reply(s: Session, game: Game, state: GameState, author: str, replied: Post | None) -> None:
+        """Seed 002 改票格式: 改票需回复原投票楼层 — the author's own accepted 投票 post of the day."""
+        own = s.scalars(
+            select(Post)
+            .where(
+                Post.game_id == game.id,
+                Post.author == author,
+                Post.phase == state.phase.label,
+                Post.vote_kind == VOTE,
+            )
+            .order_by(Post.id.desc())
+        ).first()
+        if own is None:
+            raise ServiceError("改票无效：今天还没有有效投票，不能改票")
+        if replied is None or replied.id != own.id:
+            raise ServiceError("改票无效：改票需回复原投票楼层（请点击自己投票帖下的“改票（回复此楼）”）")
 
     @staticmethod
     def _resolve_target(state: GameState, written: str) -> str:
@@ -470,6 +514,29 @@ class GameService:
             label = "改票" if player in state.votes else "投票"
             text = f"{label}对象：{target}\n{label}理由：导演代投"
             return self.post(game_id, player, text, by_director=True, at=at)
+
+    def director_post(self, game_id: int, text: str, reply_to: int | None = None) -> Post:
+        """The director's own post in the 讨论帖 (a rule clarification), marked as his."""
+        body = _text(text)
+        with self._tx(game_id) as (s, game):
+            # a clarification is meant for no phase: `at` is not checked (a phase closing while the
+            # director types must not lose his text)
+            state = self.state_of(s, game)
+            replied = self._replied(s, game, reply_to)
+            row = Post(
+                game_id=game.id,
+                author=DIRECTOR,
+                phase=state.phase.label,
+                text=body,
+                vote_kind=DIRECTOR_POST_KIND,
+                vote_target=None,
+                by_director=True,
+                created_at=self.clock(),
+                reply_to=replied.id if replied is not None else None,
+            )
+            s.add(row)
+            s.flush()
+            return row
 
     def group_post(self, game_id: int, author: str, group: str, text: str) -> GroupMessage:
         body = _text(text)
@@ -1000,7 +1067,8 @@ class GameService:
             state = self.state_of(s, game)
             rs = self.ruleset(game)
             commands = s.scalars(select(CommandRow).where(CommandRow.game_id == game.id).order_by(CommandRow.seq))
-            posts = s.scalars(select(Post).where(Post.game_id == game.id).order_by(Post.id))
+            posts = list(s.scalars(select(Post).where(Post.game_id == game.id).order_by(Post.id)))
+            post_index = {p.id: i for i, p in enumerate(posts)}
             groups = s.scalars(select(GroupMessage).where(GroupMessage.game_id == game.id).order_by(GroupMessage.id))
             anns = s.scalars(select(Announcement).where(Announcement.game_id == game.id).order_by(Announcement.idx))
             seats = s.scalars(select(Seat).where(Seat.game_id == game.id).order_by(Seat.id))
@@ -1055,6 +1123,7 @@ class GameService:
                         "vote_target": p.vote_target,
                         "by_director": p.by_director,
                         "at": p.created_at,
+                        "reply_to": post_index.get(p.reply_to) if p.reply_to is not None else None,
                     }
                     for p in posts
                 ],
@@ -1142,19 +1211,25 @@ class GameService:
                         note=None if entry.get("note") is None else str(entry["note"])[:MAX_NOTE],
                     )
                 )
+            imported: list[Post] = []
             for p in data.get("posts") or []:
-                s.add(
-                    Post(
-                        game_id=game.id,
-                        author=str(p["author"]),
-                        phase=str(p["phase"]),
-                        text=str(p["text"]),
-                        vote_kind=p.get("vote_kind"),
-                        vote_target=p.get("vote_target"),
-                        by_director=bool(p.get("by_director")),
-                        created_at=float(p.get("at") or now),
-                    )
+                ref = p.get("reply_to")  # the replied post's index in the export
+                replied = imported[ref] if isinstance(ref, int) and 0 <= ref < len(imported) else None
+                if replied is not None and replied.id is None:
+                    s.flush()
+                row = Post(
+                    game_id=game.id,
+                    author=str(p["author"]),
+                    phase=str(p["phase"]),
+                    text=str(p["text"]),
+                    vote_kind=p.get("vote_kind"),
+                    vote_target=p.get("vote_target"),
+                    by_director=bool(p.get("by_director")),
+                    created_at=float(p.get("at") or now),
+                    reply_to=replied.id if replied is not None else None,
                 )
+                s.add(row)
+                imported.append(row)
             for g in data.get("group_messages") or []:
                 s.add(
                     GroupMessage(

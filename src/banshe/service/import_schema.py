@@ -79,6 +79,7 @@ class PostEntry(_Row):
     vote_target: Text(64) | None = None  # type: ignore[valid-type]
     by_director: bool = False
     at: Time = None
+    reply_to: int | None = Field(None, ge=0, lt=MAX_ROWS)  # the replied post's index in `posts`
 
 
 class GroupEntry(_Row):

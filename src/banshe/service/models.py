@@ -101,6 +101,8 @@ class Post(Base):
     vote_target: Mapped[str | None] = mapped_column(String(64), nullable=True)
     by_director: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[float] = mapped_column(Float)
+    # the post this one replies to (回复 N楼: a 改票 replies to its author's vote floor)
+    reply_to: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
 class GroupMessage(Base):

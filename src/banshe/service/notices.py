@@ -10,6 +10,8 @@ from ..engine.commands import DIRECTOR
 from .models import Post
 
 NOTICE_KIND = "notice"
+# a post the director writes himself (rule clarifications): author DIRECTOR, not a vote, no 潜水 count
+DIRECTOR_POST_KIND = "director"
 log = logging.getLogger("banshe.service")
 
 

@@ -31,13 +31,13 @@ from ..engine.commands import (
 from ..engine.core import apply_in_place
 from ..engine.events import ACCEPTED, ANNOUNCE, FEEDBACK, NOTICE
 from ..engine.model import DAY, NIGHT, START, GameState
-from ..engine.ruleset import MANY_TARGETS, SUCCESSOR, TEAR_BADGE, Ruleset
+from ..engine.ruleset import MANY_TARGETS, NO_TARGET, ONE_TARGET, SUCCESSOR, TEAR_BADGE, Ruleset
 from ..engine.view import legal_commands, view
 from . import logtext
 from . import schedule as sched
 from .games import GameService
 from .models import Announcement, CommandRow, Deadline, Game, GroupMessage, LurkFlag, Post, Seat
-from .notices import NOTICE_KIND
+from .notices import DIRECTOR_POST_KIND, NOTICE_KIND
 
 
 @dataclass
@@ -50,6 +50,12 @@ class ThreadItem:
     vote: str | None = None
     by_director: bool = False
     bbcode: str = ""
+    floor: int = 0  # N楼: every published item, the same for every viewer (pending 公示 have none)
+    time: str = ""  # local time, as the forum shows it
+    post_id: int = 0
+    quote: dict[str, Any] | None = None  # 回复 N楼: {floor, author, text} as this viewer sees it
+    director_post: bool = False  # the director's own post (a rule clarification)
+    change_reply: bool = False  # the viewer's own accepted vote of today: "改票（回复此楼）"
 
 
 @dataclass
@@ -100,13 +106,40 @@ def deadline_info(
     return {"label": row.label, "due": row.due_at, "local": sched.local_text(row.due_at, tz), "skill": row.skill}
 
 
+def vote_tallies(state: GameState, events: list[dict[str, Any]]) -> dict[str, str]:
+    """票型 of each closed day (who voted whom, the last vote or 改票 of each voter), from the
+    public vote events: only for rulesets whose votes are open posts (ThreadPolicy.tally_in_result)."""
+    final: dict[str, dict[str, str]] = {}
+    for e in events:
+        if e["kind"] == ACCEPTED and e["data"]["command"]["skill"] in (VOTE, CHANGE_VOTE):
+            cmd = e["data"]["command"]
+            final.setdefault(e["phase"], {})[cmd["actor"]] = (cmd.get("targets") or ["弃权"])[0]
+    order = {n: i for i, n in enumerate(state.order)}
+    out: dict[str, str] = {}
+    for phase, votes in final.items():
+        if phase == state.phase.label and not state.over:
+            continue  # still voting (or settling): the 票型 goes with the result
+        lines = [f"{voter}→{votes[voter]}" for voter in sorted(votes, key=lambda n: order.get(n, 0))]
+        out[phase] = "票型：" + "，".join(lines) + "。"
+    return out
+
+
 def thread_items(
-    s: Session, svc: GameService, game: Game, state: GameState, events: list[dict[str, Any]], director: bool
+    s: Session,
+    svc: GameService,
+    game: Game,
+    state: GameState,
+    events: list[dict[str, Any]],
+    director: bool,
+    viewer: str | None = None,
 ) -> list[ThreadItem]:
-    """The 讨论帖: published 公示 (from the viewer's events) and posts, in time order."""
+    """The 讨论帖: published 公示 (from the viewer's events) and posts, in time order, each with
+    its floor (N楼) and time; a reply carries the quoted floor as this viewer sees it."""
     rs = svc.ruleset(game)
     rows = s.scalars(select(Announcement).where(Announcement.game_id == game.id).order_by(Announcement.idx)).all()
     announces = [e for e in events if e["kind"] == ANNOUNCE]
+    tallies = vote_tallies(state, events) if sched.policy_for(rs).tally_in_result else {}
+    last_of = {e["phase"]: i for i, e in enumerate(announces)}  # a day's last 公示: its result
     items: list[ThreadItem] = []
     for row in rows:
         if row.idx >= len(announces) or (row.published_at is None and not director):
@@ -114,6 +147,8 @@ def thread_items(
         e = announces[row.idx]
         kind = "announce" if row.published_at is not None else "pending"
         text = row.text or e["text"]  # the director's edit replaces the engine's wording
+        if e["phase"] in tallies and last_of[e["phase"]] == row.idx:
+            text = f"{text}\n{tallies[e['phase']]}"
         items.append(
             ThreadItem(
                 row.published_at or row.created_at,
@@ -130,19 +165,58 @@ def thread_items(
         and state.phase.kind == DAY
         and not state.settling
     )
+    replies: dict[int, int] = {}
+    changed = {
+        p.author
+        for p in s.scalars(
+            select(Post).where(
+                Post.game_id == game.id, Post.phase == state.phase.label, Post.vote_kind == CHANGE_VOTE
+            )
+        )
+    }
+    own_vote: int | None = None
     for p in s.scalars(select(Post).where(Post.game_id == game.id).order_by(Post.id)):
+        if p.reply_to is not None:
+            replies[p.id] = p.reply_to
         if p.vote_kind == NOTICE_KIND:  # the service's own 公示 (a day lengthened by 延时)
             line = bbcode(p.phase, p.text)
-            items.append(ThreadItem(p.created_at, "announce", p.author, p.text, p.phase, bbcode=line))
+            items.append(ThreadItem(p.created_at, "announce", p.author, p.text, p.phase, bbcode=line, post_id=p.id))
             continue
-        if hide_votes and p.vote_kind and p.phase == state.phase.label:
-            items.append(ThreadItem(p.created_at, "hidden", p.author, "（投票帖，关门后公开）", p.phase))
+        if p.vote_kind == DIRECTOR_POST_KIND:
+            items.append(
+                ThreadItem(
+                    p.created_at, "post", p.author, p.text, p.phase, None, True, post_id=p.id, director_post=True
+                )
+            )
+            continue
+        if hide_votes and p.vote_kind and p.phase == state.phase.label and p.author != viewer:
+            items.append(ThreadItem(p.created_at, "hidden", p.author, "（投票帖，关门后公开）", p.phase, post_id=p.id))
             continue
         vote = None
         if p.vote_kind:
             vote = f"{'改票' if p.vote_kind == CHANGE_VOTE else '投票'} → {p.vote_target}"
-        items.append(ThreadItem(p.created_at, "post", p.author, p.text, p.phase, vote, p.by_director))
+        item = ThreadItem(p.created_at, "post", p.author, p.text, p.phase, vote, p.by_director, post_id=p.id)
+        if p.vote_kind == VOTE and p.author == viewer and p.phase == state.phase.label:
+            own_vote = len(items)
+        items.append(item)
+    if own_vote is not None and viewer not in changed and state.phase.kind == DAY and not state.settling:
+        items[own_vote].change_reply = True
     items.sort(key=lambda i: i.at)
+    tz = sched.zone(game.timezone)
+    floor = 0
+    by_post: dict[int, ThreadItem] = {}
+    for item in items:
+        item.time = sched.local_text(item.at, tz)
+        if item.kind != "pending":
+            floor += 1
+            item.floor = floor
+        if item.post_id:
+            by_post[item.post_id] = item
+    for pid, target in replies.items():
+        quoted, reply = by_post.get(target), by_post.get(pid)
+        if quoted is not None and reply is not None:
+            text = quoted.text if len(quoted.text) <= 120 else quoted.text[:120] + "……"
+            reply.quote = {"floor": quoted.floor, "author": quoted.author, "text": text}
     return items
 
 
@@ -189,6 +263,34 @@ def _actions(rs: Ruleset, state: GameState, me: str, events: list[dict[str, Any]
     return out
 
 
+# irreversible actions ask for confirmation on the page (issue 12): 决战, 投降, 行刺, 死节, 拍刀
+IRREVERSIBLE = frozenset({"决战", "投降", "行刺", "死节", "拍刀"})
+
+
+def pack_status(rs: Ruleset, state: GameState, events: list[dict[str, Any]], members: list[str]) -> dict[str, Any]:
+    """What a group's members see of the group's own submissions (their events only): the
+    pack's current target (the last one-target group submission of this phase, e.g. 杀人) and
+    who posted a no-target group skill (决战 this phase, 投降 any time), from `view` alone."""
+    target: str | None = None
+    declared: list[str] = []
+    for e in events:
+        if e["kind"] != ACCEPTED:
+            continue
+        cmd = e["data"]["command"]
+        spec = rs.skills.get(cmd["skill"])
+        if spec is None or not spec.audience.startswith("group:") or cmd["actor"] not in members:
+            continue
+        targets = cmd.get("targets") or []
+        if spec.shape == ONE_TARGET and e["phase"] == state.phase.label and targets:
+            target = f"{spec.name}：{targets[0]}（{cmd['actor']}提交）"
+        elif spec.shape == NO_TARGET:
+            now = "本阶段" if e["phase"] == state.phase.label else e["phase"]
+            declared.append(f"{cmd['actor']}已{spec.name}（{now}）")
+        elif spec.shape == MANY_TARGETS and e["phase"] == state.phase.label:
+            declared.append(f"{cmd['actor']}已{spec.name}：{'、'.join(targets)}")
+    return {"target": target, "declared": declared}
+
+
 def player_page(svc: GameService, seat: Seat) -> dict[str, Any]:
     game, state = svc.read(seat.game_id)
     rs = svc.ruleset(game)
@@ -206,7 +308,7 @@ def player_page(svc: GameService, seat: Seat) -> dict[str, Any]:
             )
         ]
     with svc.sessions() as s:
-        items = thread_items(s, svc, game, state, v["events"], director=False)
+        items = thread_items(s, svc, game, state, v["events"], director=False, viewer=seat.name)
         deadline = deadline_info(s, svc, game, v, seat.name)
         groups = v.get("groups", {})
         chats: dict[str, list[GroupMessage]] = {}
@@ -240,6 +342,8 @@ def player_page(svc: GameService, seat: Seat) -> dict[str, Any]:
         "charges": charges,
         "private": private,
         "actions": _actions(rs, state, seat.name, v["events"]),
+        "packs": {g: pack_status(rs, state, v["events"], list(m)) for g, m in groups.items()},
+        "irreversible": IRREVERSIBLE,
         "deadline": deadline,
         "items": items,
         "groups": groups,
@@ -454,6 +558,7 @@ def viewer_version(ctx: dict[str, Any]) -> str:
         "deadline": ctx["deadline"],
         "items": [asdict(i) for i in ctx["items"]],
         "chats": {g: [(m.author, m.phase, m.text) for m in rows] for g, rows in ctx["chats"].items()},
+        "packs": ctx["packs"],
         "status": ctx["game"].status,
         "flags": [ctx["over"], ctx["can_post"], ctx["is_day"], ctx["post_count"]],
     }

@@ -859,7 +859,7 @@ def _revenge(state: GameState, cause: str) -> None:
     c = state.char(cupid)
     c.role = role
     set_camp(state, cupid, camp)
-    notice(state, cupid, f"情侣出局，你的身份变为{ROLE_NAMES[role]}（{CAMP_NAMES[camp]}）。")
+    notice(state, cupid, f"情侣出局，你的身份变为{ROLE_NAMES[role]}（{CAMP_NAMES[camp]}）。", camp=camp)
 
 
 def _heir_candidates(state: GameState, kind: str, dead: str) -> list[str]:
@@ -1414,6 +1414,7 @@ CHENJI = Chenji(
     min_players=MIN_PLAYERS,
     max_players=MAX_PLAYERS,
     last_words=LAST_WORDS_COUNT,
+    report_key="next_day",  # FAQ 4 notices wait for the next day (`next_day`)
     loss_conditions=(Condition("判负条件", _losses),),
     win_conditions=(
         Condition("白狼阵营胜利条件", _white_wins),

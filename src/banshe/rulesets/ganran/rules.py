@@ -398,6 +398,8 @@ def settle_infection(state: GameState, actor: str, skill: str, target: str) -> N
             told,
             f"你被{actor}{zh}，成为游离状态的{KIND_NAMES[k]}；{ROLE_NAMES[KING_OF_KIND[k]]}是{king}。",
         )
+        # the infected learn their new kind (the feedback above): 游离, no camp until it lifts
+        notice(state, target, f"你现在是游离状态的{KIND_NAMES[k]}（无阵营）。", camp=NONE, infection=KIND_NAMES[k])
         chain(
             state,
             f"{actor}<{zh}>{target}，{target}成为游离状态的{KIND_NAMES[k]}",

@@ -9,6 +9,7 @@ THREAD_POLICY = declare(
     GANRAN.id,
     ThreadPolicy(
         vote_visibility=OPEN,
+        tally_in_result=True,  # votes are open posts: the result may list who voted whom
         # 白天 09:30 ~ 次日 21:30, 夜晚 21:30 ~ 次日 09:30; each night stage 10 minutes (declared on
         # the NightStage data). 如遇到节假日，游戏日可能有所延长: holidays, not weekends — the
         # director's call, so the weekend option stays off

@@ -168,6 +168,10 @@ def settle_start(state: GameState) -> None:
                 set_camp(state, yd.name, VILLAGE if t.camp == WOLVES else WOLVES)
         for yd in yanderes:
             feedback(state, yd.name, "认亲", target, None, f"混血儿的认亲对象是{target}。")
+    # 其后混血儿加入认亲对象所在的阵营 / 病娇加入认亲对象所在的相反阵营: each is told the camp it
+    # joined (it must know whom it plays for); the 混血儿 is not told the target's identity
+    for c in halfbloods + yanderes:
+        notice(state, c.name, f"认亲结束，你的阵营是{CAMP_NAMES[c.camp]}。", camp=c.camp)
     _form_wolf_group(state)
 
 
@@ -541,7 +545,10 @@ class Pinming(Ruleset):
                 c.charges[FEIGN] = 1
         state.camps_in_game = [VILLAGE, WOLVES]
         for c in state.chars.values():
-            notice(state, c.name, f"你的身份是{ROLE_NAMES[c.role]}。", role=ROLE_NAMES[c.role])
+            # a 混血儿/病娇 learns its camp only after 认亲 (`settle_start`); every other identity's
+            # camp is its identity's (角色在被分发身份后，最开始属于其身份所属阵营)
+            known = {} if c.role in (HALFBLOOD, YANDERE) else {"camp": c.camp}
+            notice(state, c.name, f"你的身份是{ROLE_NAMES[c.role]}。", role=ROLE_NAMES[c.role], **known)
 
     def gate(self, state: GameState, cmd: Command) -> str | None:
         # 若进入拍刀环节，导演会立即关闭当日聊天贴 — only 拍刀 (and the director's 关门/判负) go on

@@ -12,6 +12,8 @@ THREAD_POLICY = declare(
     ThreadPolicy(
         vote_visibility=OPEN,
         no_change_minutes=60,  # 关门前一小时不允许改票或代投
+        change_vote_reply=True,  # 【改票格式】改票需回复原投票楼层
+        tally_in_result=True,  # votes are open posts: the result may list who voted whom
         # 潜水 (1) 未执行加速的讨论日不足五帖 (2) 连续三个…均不足十帖 (3) 未投票: 固定判罚一张黄牌
         lurk_min_posts=5,
         lurk_three_day_posts=10,

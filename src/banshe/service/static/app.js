@@ -50,6 +50,21 @@
         if (box && box.contains(ev.target)) dirty = true;
       });
     });
+    // while the player types, only the parts marked data-live-part (message lists, status) are
+    // replaced: a half-typed message or a chosen target survives the refresh
+    function refreshParts() {
+      fetch(window.location.pathname, {credentials: "same-origin"}).then(function (r) {
+        return r.ok ? r.text() : null;
+      }).then(function (html) {
+        if (!html) return;
+        var fresh = new DOMParser().parseFromString(html, "text/html");
+        document.querySelectorAll("[data-live-part][id]").forEach(function (el) {
+          var next = fresh.getElementById(el.id);
+          if (next) el.replaceWith(document.importNode(next, true));
+        });
+        countdowns();
+      });
+    }
     var source = new EventSource(live.dataset.sse);
     // the link was replaced (替补): stop listening and show the server's page for it
     source.addEventListener("gone", function () { source.close(); window.location.reload(); });
@@ -57,9 +72,10 @@
       if (seen === null) { seen = ev.data; return; }
       if (ev.data === seen) return;
       seen = ev.data;
-      var busy = document.activeElement && live.contains(document.activeElement) &&
+      var box = document.getElementById("live") || live;
+      var busy = document.activeElement && box.contains(document.activeElement) &&
         /TEXTAREA|INPUT|SELECT/.test(document.activeElement.tagName);
-      if (busy || dirty) return;
+      if (busy || dirty) { refreshParts(); return; }
       htmx.ajax("GET", window.location.pathname, {target: "#live", select: "#live", swap: "outerHTML"});
     });
   });
