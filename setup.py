@@ -16,7 +16,7 @@ COMPILED = [
     "src/banshe/engine/last_words.py",
     "src/banshe/engine/model.py",
     "src/banshe/engine/publish.py",
-    "src/banshe/engine/registry.py",
+    "src/banshe/rulesets/registry.py",
     "src/banshe/engine/ruleset.py",
     "src/banshe/engine/view.py",
     "src/banshe/rulesets/pinming/rules.py",

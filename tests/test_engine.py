@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from banshe.engine import Command, IllegalCommand, Phase, new_game, replay, step, view
+from banshe.engine import Command, IllegalCommand, Phase, replay, step, view
 from banshe.engine.commands import CARD_RED, CLOSE_PHASE, DIRECTOR, JUDGE_LOSS
 from banshe.engine.commands import Command as Cmd
 from banshe.engine.events import CHANCE, FEEDBACK, NOTICE
 from banshe.engine.view import is_legal, legal_commands
+from banshe.rulesets import new_game
 
 from .helpers import ROLES, SEATS, close, close_stage, director, pinming, post, timeout, to_day
 

@@ -6,10 +6,13 @@ import copy
 import random
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .commands import Command
 from .events import Event
+
+if TYPE_CHECKING:
+    from .ruleset import Ruleset
 
 START = "start"
 DAY = "day"
@@ -173,9 +176,10 @@ class Out:
 
 @dataclass(slots=True)
 class GameState:
-    """The whole state of one game. `log` is every event so far; `commands` every accepted input."""
+    """The whole state of one game. `log` is every event so far; `commands` every accepted input.
+    `rules` is the game's ruleset, held by reference (the engine never looks one up by name)."""
 
-    ruleset: str
+    rules: Ruleset
     seed: int
     options: dict[str, Any]
     order: tuple[str, ...]
@@ -207,6 +211,11 @@ class GameState:
     commands: list[Command] = field(default_factory=list)
 
     # -- queries -------------------------------------------------------------------------
+    @property
+    def ruleset(self) -> str:
+        """The ruleset's id (what reports, exports and the registry use)."""
+        return self.rules.id
+
     def char(self, name: str) -> Character:
         return self.chars[name]
 
@@ -231,7 +240,7 @@ class GameState:
         rng = random.Random.__new__(random.Random)  # no seeding from os.urandom: setstate sets it all
         rng.setstate(self.rng.getstate())
         return GameState(
-            ruleset=self.ruleset,
+            rules=self.rules,
             seed=self.seed,
             options=dict(self.options),
             order=self.order,

@@ -75,8 +75,12 @@ class Condition:
     test: Predicate
 
 
-# night_stages tuple (kept alive here, so its id is not reused) -> skill -> its first stage
-_STAGE_INDEX: dict[int, tuple[tuple[NightStage, ...], dict[str, int]]] = {}
+# a row of `legal_commands`' table: (skill id, spec, needs the full `is_legal`, needs the
+# `stage_for` check, target shape); the rows for all skills and for the non-prompt ones
+SkillRow = tuple[str, SkillSpec, bool, bool, str]
+SkillRows = tuple[list[SkillRow], list[SkillRow]]
+# (phase kind, night stage, actor alive, settling, actor's role)
+RowsKey = tuple[str, int, bool, bool, str]
 
 
 @dataclass
@@ -102,6 +106,11 @@ class Ruleset:
     # stops them. True: the out and what `on_out` does at once are one change for the check
     # (感染: 情侣的出局与其引起的殉情为一次变化)
     out_and_triggers_one_change: bool = False
+    # tables the engine derives from the declaration, once per ruleset (not part of it)
+    _stage_index: tuple[tuple[NightStage, ...], dict[str, int]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+    legal_rows: dict[RowsKey, SkillRows] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     # -- names ------------------------------------------------------------------------------
     def role_name(self, role: str) -> str:
@@ -141,13 +150,13 @@ class Ruleset:
     def stage_of(self, skill: str) -> int | None:
         """The first night stage that lists `skill` (indexed once per `night_stages` tuple)."""
         stages = self.night_stages
-        entry = _STAGE_INDEX.get(id(stages))
+        entry = self._stage_index
         if entry is None or entry[0] is not stages:
             index: dict[str, int] = {}
             for i, stage in enumerate(stages):
                 for sid in stage.skills:
                     index.setdefault(sid, i)
-            entry = _STAGE_INDEX[id(stages)] = (stages, index)
+            entry = self._stage_index = (stages, index)
         return entry[1].get(skill)
 
     def stage_for(self, state: GameState, cmd: Command) -> int | None:

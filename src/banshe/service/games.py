@@ -39,9 +39,9 @@ from ..engine.commands import (
 from ..engine.core import apply_in_place, new_game
 from ..engine.events import ANNOUNCE, NOTICE, PUBLIC, Event
 from ..engine.model import DAY, NIGHT, START, GameState
-from ..engine.registry import find_ruleset, get_ruleset
 from ..engine.ruleset import Ruleset
 from ..forum import VoteFormatError, parse_vote
+from ..rulesets.registry import find_ruleset, get_ruleset
 from . import idempotency as idem
 from . import schedule as sched
 from .models import (
@@ -214,7 +214,7 @@ class GameService:
         return state
 
     def _rebuild(self, s: Session, game: Game, exclude: int | None = None) -> GameState:
-        state = new_game(game.ruleset, game.players, game.roles, game.options, game.seed)
+        state = new_game(get_ruleset(game.ruleset), game.players, game.roles, game.options, game.seed)
         rows = s.scalars(
             select(CommandRow)
             .where(CommandRow.game_id == game.id, CommandRow.superseded.is_(False))
@@ -261,7 +261,7 @@ class GameService:
         try:
             sched.zone(timezone)
             full_schedule = sched.validate_schedule(rs, schedule or {})
-            state = new_game(rs.id, names, roles, options or {}, seed)
+            state = new_game(rs, names, roles, options or {}, seed)
         except ValueError as exc:
             raise ServiceError(str(exc)) from None
         now = self.clock()
@@ -975,7 +975,7 @@ class GameService:
             roles = data.get("roles")
             seed = int(data["seed"])
             commands = list(data["commands"])
-            state = new_game(rs.id, players, roles, dict(data.get("options") or {}), seed)
+            state = new_game(rs, players, roles, dict(data.get("options") or {}), seed)
             for i, entry in enumerate(commands):
                 if entry.get("superseded"):
                     continue

@@ -19,10 +19,10 @@ from ..engine.commands import (
     Command,
     IllegalCommand,
 )
-from ..engine.core import apply_in_place, new_game
+from ..engine.core import apply_in_place
 from ..engine.model import DAY, NIGHT, GameState
-from ..engine.registry import get_ruleset
 from ..engine.view import legal_commands
+from ..rulesets.registry import new_game
 
 # skills a random bot posts only rarely (they end games at once)
 _RARE = {"duel": 0.02, "surrender": 0.004, "slash": 1.0}
@@ -53,7 +53,7 @@ class RandomBot:
 def play_random_game(ruleset: str, players: list[str], seed: int, max_phases: int = 200) -> GameState:
     """Deal with `seed` and play to the end with random legal bots."""
     state = new_game(ruleset, players, seed=seed)
-    rs = get_ruleset(state.ruleset)
+    rs = state.rules
     rng = random.Random(seed * 7919 + 17)
     bots = {n: RandomBot(n, rng) for n in players}
     phases = 0
