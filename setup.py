@@ -20,6 +20,7 @@ COMPILED = [
     "src/banshe/engine/ruleset.py",
     "src/banshe/engine/view.py",
     "src/banshe/rulesets/pinming/rules.py",
+    "src/banshe/rulesets/pinming/state.py",
     "src/banshe/rulesets/chenji/roles.py",
     "src/banshe/rulesets/chenji/rules.py",
     "src/banshe/rulesets/chenji/achievements.py",

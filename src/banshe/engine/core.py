@@ -325,6 +325,7 @@ def _advance(state: GameState, rs: Ruleset) -> None:
     state.stage = 0
     state.settling = False
     state.acts = {}
+    state.ext.new_phase()
     state.accelerated = False
     if state.phase.kind == DAY:
         state.votes = {}
@@ -625,6 +626,7 @@ def new_game(
             raise ValueError(f"{rs.name}没有选项“{key}”")
         opts[key] = value
     state = GameState(rules=rs, seed=seed, options=opts, order=tuple(names), chars={}, rng=random.Random(seed))
+    state.ext = rs.state_type()
     if roles is None:
         dealt = rs.deal(len(names), state.rng)
         state.rng.shuffle(dealt)

@@ -167,6 +167,25 @@ class Prompt:
         return default
 
 
+@dataclass
+class RulesetState:
+    """A ruleset's own typed game data (`GameState.ext`), typed so strict mypy checks it. A
+    ruleset names its subclass (a dataclass) in `Ruleset.state_type`; `new_game` makes one per
+    game. The engine copies it with `clone` (every `step`), compares it by `fingerprint` (a
+    dataclass's repr: every field) and calls `new_phase` when a phase begins, where it empties
+    `acts`. This base holds nothing (a ruleset still on the untyped `acts`/`flags`)."""
+
+    def clone(self) -> RulesetState:
+        """An independent copy: no list, dict or set shared with `self`."""
+        return RulesetState()
+
+    def new_phase(self) -> None:
+        """Forget what belongs to the phase that ended (this phase's submissions)."""
+
+    def fingerprint(self) -> str:
+        return repr(self)
+
+
 @dataclass(slots=True)
 class Out:
     player: str
@@ -205,6 +224,8 @@ class GameState:
     # this phase's submitted skills (ruleset-defined keys), and game-long ruleset data
     acts: dict[str, Any] = field(default_factory=dict)
     flags: dict[str, Any] = field(default_factory=dict)
+    # the ruleset's typed data (`Ruleset.state_type`); rulesets move off acts/flags into it
+    ext: RulesetState = field(default_factory=RulesetState)
     rng: random.Random = field(default_factory=random.Random)
     forced_draws: list[Any] = field(default_factory=list)
     log: list[Event] = field(default_factory=list)
@@ -264,6 +285,7 @@ class GameState:
             accelerated=self.accelerated,
             acts=deep_copy(self.acts),
             flags=deep_copy(self.flags),
+            ext=self.ext.clone(),
             rng=rng,
             forced_draws=list(self.forced_draws),
             log=list(self.log),
@@ -290,6 +312,7 @@ class GameState:
             "accelerated": self.accelerated,
             "acts": repr(self.acts),
             "flags": repr(self.flags),
+            "ext": self.ext.fingerprint(),
             "chars": {
                 n: (
                     c.role,

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .commands import Command
-from .model import GameState, Prompt
+from .model import GameState, Prompt, RulesetState
 
 Check = Callable[[GameState, Command], None]
 Apply = Callable[[GameState, Command], None]
@@ -106,6 +106,8 @@ class Ruleset:
     # stops them. True: the out and what `on_out` does at once are one change for the check
     # (感染: 情侣的出局与其引起的殉情为一次变化)
     out_and_triggers_one_change: bool = False
+    # the ruleset's typed game data (`GameState.ext`), made once per game by `new_game`
+    state_type: type[RulesetState] = RulesetState
     # tables the engine derives from the declaration, once per ruleset (not part of it)
     _stage_index: tuple[tuple[NightStage, ...], dict[str, int]] | None = field(
         default=None, init=False, repr=False, compare=False

@@ -53,6 +53,8 @@ from banshe.engine.ruleset import (
     SkillSpec,
 )
 
+from .state import PinmingState, ext
+
 # -- names (data) ------------------------------------------------------------------------------
 SEER, WITCH, HUNTER, IDIOT, VILLAGER, WOLF, HALFBLOOD, YANDERE = (
     "seer",
@@ -127,7 +129,7 @@ def report(state: GameState, text: str) -> None:
     if state.phase.kind == DAY:
         announce(state, text)
     else:
-        state.flags.setdefault("report", []).append(text)
+        ext(state).report.append(text)
 
 
 # -- 开局: 认亲 -------------------------------------------------------------------------------
@@ -137,24 +139,25 @@ def check_recognize(state: GameState, cmd: Command) -> None:
         raise IllegalCommand(f"{cmd.actor}不是混血儿，不能认亲")
     if cmd.target == cmd.actor:
         raise IllegalCommand("混血儿不能认亲自己")
-    if "recognized" in state.flags:
+    if ext(state).recognized is not None:
         raise IllegalCommand("混血儿已经认亲")
 
 
 def apply_recognize(state: GameState, cmd: Command) -> None:
-    state.flags["recognized"] = cmd.target
+    ext(state).recognized = cmd.target
 
 
 def settle_start(state: GameState) -> None:
     """总体流程 1-3: 混血儿 joins the target's camp, 病娇 learns it and joins the opposite; 狼人共群."""
     halfbloods = state.with_role(HALFBLOOD)
     yanderes = state.with_role(YANDERE)
+    data = ext(state)
     for hb in halfbloods:
-        target = state.flags.get("recognized")
+        target = data.recognized
         if target is None:
             # 混血儿一定时间内不发动技能，技能目标由导演通过小镇的随机选取决定
             target = draw(state, "混血儿认亲", [n for n in state.order if n != hb.name])
-            state.flags["recognized"] = target
+            data.recognized = target
             feedback(state, hb.name, "认亲", target, None, f"你未按时认亲，导演随机选取的认亲对象是{target}。")
         assert target is not None
         t = state.char(target)
@@ -185,12 +188,12 @@ def check_check(state: GameState, cmd: Command) -> None:
     # 预言 — 游戏日夜晚，预言家选择一名角色
     if not _has(state, cmd.actor, SEER):
         raise IllegalCommand(f"{cmd.actor}不是预言家，不能预言")
-    if "check" in state.acts:
+    if ext(state).check is not None:
         raise IllegalCommand("今晚已经预言过了")
 
 
 def apply_check(state: GameState, cmd: Command) -> None:
-    state.acts["check"] = (cmd.actor, cmd.target)
+    ext(state).check = (cmd.actor, cmd.targets[0])  # one target (the shape is checked)
 
 
 def check_kill(state: GameState, cmd: Command) -> None:
@@ -200,7 +203,7 @@ def check_kill(state: GameState, cmd: Command) -> None:
 
 
 def apply_kill(state: GameState, cmd: Command) -> None:
-    state.acts["kill"] = cmd.target
+    ext(state).kill = cmd.target
 
 
 def _check_witch(state: GameState, cmd: Command, skill: str, name: str) -> None:
@@ -215,7 +218,7 @@ def check_antidote(state: GameState, cmd: Command) -> None:
     _check_witch(state, cmd, ANTIDOTE, "救药")
     if cmd.target == cmd.actor:
         raise IllegalCommand("救药不能用在女巫自己身上")
-    if "poison" in state.acts:
+    if ext(state).poison is not None:
         raise IllegalCommand("今晚已经使用毒药，不能再使用救药")
 
 
@@ -223,25 +226,26 @@ def apply_antidote(state: GameState, cmd: Command) -> None:
     witch = state.char(cmd.actor)
     witch.spend(ANTIDOTE)
     witch.charges[SPIRIT] = 0  # <救药>发动后，失去技能<通灵>
-    state.acts["save"] = cmd.target
+    ext(state).save = cmd.target
 
 
 def check_poison(state: GameState, cmd: Command) -> None:
     # 毒药<限定>; <救药>发动后…该夜晚不可发动<毒药>
     _check_witch(state, cmd, POISON, "毒药")
-    if "save" in state.acts:
+    if ext(state).save is not None:
         raise IllegalCommand("今晚已经使用救药，不能再使用毒药")
 
 
 def apply_poison(state: GameState, cmd: Command) -> None:
     state.char(cmd.actor).spend(POISON)
-    state.acts["poison"] = cmd.target
+    ext(state).poison = cmd.target
 
 
 def on_stage_closed(state: GameState, stage: int) -> None:
     stage_id = PINMING.night_stages[stage].id
-    if stage_id == "seer" and "check" in state.acts:
-        seer, target = state.acts["check"]
+    data = ext(state)
+    if stage_id == "seer" and data.check is not None:
+        seer, target = data.check
         # 若该角色属于村民阵营，反馈<村民阵营>；否则，反馈<非村民阵营>
         result = "村民阵营" if state.char(target).camp == VILLAGE else "非村民阵营"
         feedback(state, seer, "预言", target, result, f"你预言了{target}：{result}。")
@@ -249,7 +253,7 @@ def on_stage_closed(state: GameState, stage: int) -> None:
         witch = _witch(state)
         # 通灵<强制> — 反馈被指杀的角色 (while she still holds 通灵)
         if witch and witch.alive and not witch.skills_lost and witch.has_charge(SPIRIT):
-            kill = state.acts.get("kill")
+            kill = data.kill
             killed = [kill] if kill else []
             feedback(
                 state,
@@ -263,10 +267,11 @@ def on_stage_closed(state: GameState, stage: int) -> None:
 
 def settle_night(state: GameState) -> None:
     """总体流程 5(4)(5): 指杀结算 (the 救药 target survives), then 毒药结算."""
-    kill = state.acts.get("kill")
-    if kill and kill != state.acts.get("save") and state.is_alive(kill):
+    data = ext(state)
+    kill = data.kill
+    if kill and kill != data.save and state.is_alive(kill):
         put_out(state, kill, "杀人")
-    poison = state.acts.get("poison")
+    poison = data.poison
     if poison and state.is_alive(poison):
         put_out(state, poison, "毒药")
 
@@ -274,7 +279,7 @@ def settle_night(state: GameState) -> None:
 # -- reactive prompts --------------------------------------------------------------------------
 def on_out(state: GameState, name: str, cause: str) -> None:
     c = state.char(name)
-    if "showdown" in state.flags:
+    if ext(state).showdown:
         return  # the showdown raises no prompts: it ends the game
     # 遗言数量等于4; 红牌罚下出局的角色没有遗言权利
     if cause != "罚下":
@@ -387,12 +392,12 @@ def check_duel(state: GameState, cmd: Command) -> None:
     # 决战<限定> — 该阵营共群的角色可以选择是否拍刀，若群内所有人同意则进入拍刀环节
     if cmd.actor not in _group(state):
         raise IllegalCommand(f"{cmd.actor}不在狼群中，不能发起决战")
-    if cmd.actor in state.acts.get("duel", ()):
+    if cmd.actor in ext(state).duel:
         raise IllegalCommand("本阶段已经同意决战")
 
 
 def apply_duel(state: GameState, cmd: Command) -> None:
-    posted = state.acts.setdefault("duel", [])
+    posted = ext(state).duel
     posted.append(cmd.actor)
     if all(n in posted for n in _alive_group(state)):
         start_showdown(state)
@@ -413,20 +418,20 @@ def start_showdown(state: GameState) -> None:
         return
     # 夜间狼刀数为剩余狼人数量；白天为剩余狼人数量-1
     knives = _wolves_alive(state) - (1 if state.phase.kind == DAY else 0)
-    state.flags["showdown"] = {"knives": knives}
+    ext(state).knives = knives
     group_notice(state, WOLF_GROUP, f"请提交{knives}个拍刀目标（按顺序）。", knives=knives)
     if knives <= 0:
         settle_slash(state, [])
 
 
 def check_slash(state: GameState, cmd: Command) -> None:
-    showdown = state.flags.get("showdown")
-    if showdown is None:
+    knives = ext(state).knives
+    if knives is None:
         raise IllegalCommand("没有进入拍刀环节，不能拍刀")
     if cmd.actor not in _group(state):
         raise IllegalCommand(f"{cmd.actor}不在狼群中，不能拍刀")
-    if len(cmd.targets) != showdown["knives"]:
-        raise IllegalCommand(f"拍刀需要提交恰好{showdown['knives']}个目标")
+    if len(cmd.targets) != knives:
+        raise IllegalCommand(f"拍刀需要提交恰好{knives}个目标")
     if len(set(cmd.targets)) != len(cmd.targets):
         raise IllegalCommand("拍刀目标不能重复")
 
@@ -437,7 +442,8 @@ def apply_slash(state: GameState, cmd: Command) -> None:
 
 def settle_slash(state: GameState, targets: list[str]) -> None:
     """拍刀结算: 女巫存活还有毒药 → 狼刀数-1; 砍到猎人且猎人不是最后一神 → 狼刀数-1 (不告知狼人)."""
-    knives = state.flags["showdown"]["knives"]
+    knives = ext(state).knives
+    assert knives is not None  # settled only in the 拍刀环节
     witch = _witch(state)
     if witch and witch.alive and witch.has_charge(POISON):
         knives -= 1
@@ -461,12 +467,12 @@ def check_surrender(state: GameState, cmd: Command) -> None:
     # 所有狼人阵营共群狼人（包括已出局角色）同意投降时，对应阵营优先判负
     if cmd.actor not in _group(state):
         raise IllegalCommand(f"{cmd.actor}不在狼群中，不能投降")
-    if cmd.actor in state.flags.get("surrender", ()):
+    if cmd.actor in ext(state).surrender:
         raise IllegalCommand("已经同意投降")
 
 
 def apply_surrender(state: GameState, cmd: Command) -> None:
-    posted = state.flags.setdefault("surrender", [])
+    posted = ext(state).surrender
     posted.append(cmd.actor)
     if all(n in posted for n in _group(state)):
         announce(state, "狼人阵营投降。")
@@ -545,7 +551,7 @@ class Pinming(Ruleset):
 
     def gate(self, state: GameState, cmd: Command) -> str | None:
         # 若进入拍刀环节，导演会立即关闭当日聊天贴 — only 拍刀 (and the director's 关门/判负) go on
-        if "showdown" in state.flags and cmd.skill not in (SLASH, CLOSE_PHASE, JUDGE_LOSS, PROMPT_TIMEOUT):
+        if ext(state).showdown and cmd.skill not in (SLASH, CLOSE_PHASE, JUDGE_LOSS, PROMPT_TIMEOUT):
             return "拍刀环节进行中，讨论帖已关闭"
         return None
 
@@ -553,7 +559,8 @@ class Pinming(Ruleset):
         if state.phase.kind == NIGHT:
             announce(state, f"{state.phase.label}开始，请有夜间技能的角色在时限内行动。")
             return
-        announce(state, day_opening(state, "今天是小镇传统竞选警长日，投票最高者当选警长，不会有人因投票出局。"))
+        first_day = "今天是小镇传统竞选警长日，投票最高者当选警长，不会有人因投票出局。"
+        announce(state, day_opening(state, first_day, reports=ext(state).report))
 
     def on_stage_closed(self, state: GameState, stage: int) -> None:
         on_stage_closed(state, stage)
@@ -581,7 +588,7 @@ class Pinming(Ruleset):
         elif name == "red_cards":
             settle_red_cards(state, self)
         elif name == "showdown_lapse":
-            if "showdown" in state.flags:
+            if ext(state).showdown:
                 # 拍刀环节 closed with no 拍刀 submitted: 村民阵营 wins
                 announce(state, "狼人未在时限内提交拍刀，村民阵营胜利。")
                 declare_win(state, VILLAGE, "未提交拍刀")
@@ -634,8 +641,7 @@ class Pinming(Ruleset):
         if skill in (DUEL, SURRENDER):
             return [()]
         if skill == SLASH:
-            showdown = state.flags.get("showdown")
-            k = showdown["knives"] if showdown else 0
+            k = ext(state).knives or 0
             if not k or k > len(alive):
                 return []
             rng = random.Random(len(state.log))  # a few orders to choose from, the same on every replay
@@ -698,6 +704,7 @@ PINMING = Pinming(
     min_players=2,
     max_players=30,
     last_words=LAST_WORDS_COUNT,
+    state_type=PinmingState,
     loss_conditions=(),
     win_conditions=(Condition("狼人阵营胜利条件", _wolves_win), Condition("村民阵营胜利条件", _village_wins)),
 )
