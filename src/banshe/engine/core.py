@@ -646,7 +646,13 @@ def new_game(
     rs.validate_roles([role_of[n] for n in names])
     state.flags["dealt_roles"] = dict(role_of)
     for seat, n in enumerate(names):
-        state.chars[n] = Character(n, seat, role_of[n], "")
+        c = state.chars[n] = Character(n, seat, role_of[n], "")
+        declared = rs.starting_role(c.role)
+        if declared is not None:
+            # a declared identity starts in its camp, with its lives and charges
+            c.camp = declared.camp
+            c.lives = declared.lives
+            c.charges = dict(declared.charges)
     try:
         rs.setup(state)
         run_agenda(state)

@@ -39,6 +39,22 @@ class NightStage:
 
 
 @dataclass(frozen=True, slots=True)
+class Role:
+    """One identity as data: its id, Chinese name, the camp it starts in, its lives, the skills
+    it holds (posted skills, ids of `Ruleset.skills`) and its starting `charges` — the uses of
+    its <限定> skills, and a <强制> skill it can lose (女巫's 通灵) as a count of 1. A ruleset
+    that declares its roles gets from the engine: `role_names`, `skill_holders()` (a skill ->
+    the roles that list it) and each character's starting camp, lives and charges."""
+
+    id: str
+    name: str
+    camp: str
+    lives: int = 1
+    skills: tuple[str, ...] = ()
+    charges: tuple[tuple[str, int], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class SkillSpec:
     """A skill a character posts. `check` raises IllegalCommand; `apply` changes the state."""
 
@@ -90,6 +106,10 @@ class Ruleset:
     id: str = ""
     name: str = ""
     aliases: tuple[str, ...] = ()
+    # the identities as data (`Role`); a ruleset that declares them leaves `role_names` to the
+    # engine. A ruleset without them names its roles in `role_names` and writes its own
+    # `skill_holders` and starting charges (`setup`).
+    roles: tuple[Role, ...] = ()
     role_names: Mapping[str, str] = field(default_factory=dict)
     camp_names: Mapping[str, str] = field(default_factory=dict)
     status_names: Mapping[str, str] = field(default_factory=dict)
@@ -113,6 +133,27 @@ class Ruleset:
         default=None, init=False, repr=False, compare=False
     )
     legal_rows: dict[RowsKey, SkillRows] = field(default_factory=dict, init=False, repr=False, compare=False)
+    role_table: dict[str, Role] = field(default_factory=dict, init=False, repr=False, compare=False)
+    holders_table: dict[str, frozenset[str]] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not self.roles:
+            return
+        self.role_table = {r.id: r for r in self.roles}
+        if len(self.role_table) != len(self.roles):
+            raise ValueError(f"{self.name}: duplicate role ids")
+        if not self.role_names:
+            self.role_names = {r.id: r.name for r in self.roles}
+        for r in self.roles:
+            for sid in r.skills:
+                if sid not in self.skills:
+                    raise ValueError(f"{self.name}: role {r.id} holds an undeclared skill {sid}")
+        # a skill -> the roles that list it, in the order skills are declared
+        self.holders_table = {
+            sid: frozenset(r.id for r in self.roles if sid in r.skills)
+            for sid in self.skills
+            if any(sid in r.skills for r in self.roles)
+        }
 
     # -- names ------------------------------------------------------------------------------
     def role_name(self, role: str) -> str:
@@ -251,8 +292,13 @@ class Ruleset:
     def skill_holders(self) -> Mapping[str, Collection[str]]:
         """Skill id -> the identities (role ids) `legal_targets` may offer it to: for an actor
         whose current role is not listed, `legal_targets(state, actor, skill)` is always empty,
-        so `legal_commands` skips the skill without asking. A skill not listed: no such promise."""
-        return {}
+        so `legal_commands` skips the skill without asking. A skill not listed: no such promise.
+        Derived from the declared `roles` (every skill some role lists); {} without them."""
+        return self.holders_table
+
+    def starting_role(self, role: str) -> Role | None:
+        """The declared `Role` of an identity (None: the ruleset declares no roles)."""
+        return self.role_table.get(role)
 
     def legal_targets(self, state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:
         """Candidate target tuples for a bot to try; each is still checked by the engine."""

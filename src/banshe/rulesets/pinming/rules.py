@@ -6,7 +6,6 @@ Names are data (ids are ASCII); each skill is a small check/apply pair citing it
 from __future__ import annotations
 
 import random
-from collections.abc import Collection, Mapping
 from typing import Any
 
 from banshe.engine.commands import (
@@ -49,6 +48,7 @@ from banshe.engine.ruleset import (
     Condition,
     NightStage,
     OptionSpec,
+    Role,
     Ruleset,
     SkillSpec,
 )
@@ -66,16 +66,6 @@ SEER, WITCH, HUNTER, IDIOT, VILLAGER, WOLF, HALFBLOOD, YANDERE = (
     "halfblood",
     "yandere",
 )
-ROLE_NAMES = {
-    SEER: "预言家",
-    WITCH: "女巫",
-    HUNTER: "猎人",
-    IDIOT: "白痴",
-    VILLAGER: "村民",
-    WOLF: "狼人",
-    HALFBLOOD: "混血儿",
-    YANDERE: "病娇",
-}
 GODS = (SEER, WITCH, HUNTER, IDIOT)  # 特（神职）
 VILLAGE, WOLVES = "village", "wolf"
 CAMP_NAMES = {VILLAGE: "村民阵营", WOLVES: "狼人阵营"}
@@ -95,6 +85,24 @@ SHOOT, SUCCEED, FEIGN, DUEL, SLASH, SURRENDER, LAST_WORDS = (
     "last_words",
 )
 LAST_WORDS_COUNT = 4  # 遗言数量等于4
+# the wolf group's skills (杀人、决战、拍刀、投降: 该阵营共群的角色); a 混血儿/病娇 of the wolves'
+# camp uses them only in the group (选项 混子入狼群, `_form_wolf_group`)
+_GROUP_SKILLS = (KILL, DUEL, SLASH, SURRENDER)
+_GROUP_SET = frozenset(_GROUP_SKILLS)
+
+# 身份 — 角色在被分发身份后，最开始属于其身份所属阵营 (混血儿、病娇 then join a camp at 开局)
+ROLES = (
+    Role(SEER, "预言家", VILLAGE, skills=(CHECK,)),
+    # 女巫: 通灵<强制> (lost with 救药), 救药<限定>, 毒药<限定>
+    Role(WITCH, "女巫", VILLAGE, skills=(ANTIDOTE, POISON), charges=((SPIRIT, 1), (ANTIDOTE, 1), (POISON, 1))),
+    Role(HUNTER, "猎人", VILLAGE, skills=(SHOOT,), charges=((SHOOT, 1),)),  # 最后一枪<限定>
+    Role(IDIOT, "白痴", VILLAGE, skills=(FEIGN,), charges=((FEIGN, 1),)),  # 装傻<限定>
+    Role(VILLAGER, "村民", VILLAGE),
+    Role(WOLF, "狼人", WOLVES, skills=_GROUP_SKILLS),
+    Role(HALFBLOOD, "混血儿", VILLAGE, skills=(RECOGNIZE, *_GROUP_SKILLS)),  # 认亲<强制>
+    Role(YANDERE, "病娇", VILLAGE, skills=_GROUP_SKILLS),
+)
+ROLE_NAMES = {r.id: r.name for r in ROLES}
 
 
 # -- small queries -----------------------------------------------------------------------------
@@ -536,15 +544,7 @@ class Pinming(Ruleset):
                 raise ValueError(f"品茗最多只能有一名{ROLE_NAMES[role]}")
 
     def setup(self, state: GameState) -> None:
-        # 角色在被分发身份后，最开始属于其身份所属阵营
-        for c in state.chars.values():
-            c.camp = WOLVES if c.role == WOLF else VILLAGE
-            if c.role == WITCH:
-                c.charges.update({SPIRIT: 1, ANTIDOTE: 1, POISON: 1})
-            elif c.role == HUNTER:
-                c.charges[SHOOT] = 1
-            elif c.role == IDIOT:
-                c.charges[FEIGN] = 1
+        # camps, lives and charges come from `ROLES` (new_game)
         state.camps_in_game = [VILLAGE, WOLVES]
         for c in state.chars.values():
             notice(state, c.name, f"你的身份是{ROLE_NAMES[c.role]}。", role=ROLE_NAMES[c.role])
@@ -629,9 +629,6 @@ class Pinming(Ruleset):
     def red_card(self, state: GameState, name: str) -> None:
         red_card(state, name)
 
-    def skill_holders(self) -> Mapping[str, Collection[str]]:
-        return _HOLDER_SETS  # `_may_hold`: these skills only for their one holder
-
     def legal_targets(self, state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:
         if not _may_hold(state, actor, skill):
             return []
@@ -650,22 +647,12 @@ class Pinming(Ruleset):
 
 
 def _may_hold(state: GameState, actor: str, skill: str) -> bool:
-    """Whether `actor` holds `skill` at all (the bots' pruning; the engine still checks everything)."""
-    c = state.chars[actor]
-    if skill in _GROUP_SKILLS:
+    """Whether `actor` holds `skill` at all (the bots' pruning; the engine still checks
+    everything): the wolf group's skills by membership, the others by `ROLES`."""
+    if skill in _GROUP_SET:
         return actor in state.groups.get(WOLF_GROUP, ())
-    holder = _HOLDERS.get(skill)
-    return holder is None or c.role == holder
-
-
-_GROUP_SKILLS = frozenset({KILL, DUEL, SLASH, SURRENDER})
-_HOLDERS = {RECOGNIZE: HALFBLOOD, CHECK: SEER, ANTIDOTE: WITCH, POISON: WITCH}
-# `skill_holders`: the one-holder skills, and the wolf group's, whose members can only be
-# 狼人, or a 混血儿/病娇 of the wolves' camp (`_form_wolf_group`; identities never change here)
-_HOLDER_SETS = {
-    **{skill: frozenset({role}) for skill, role in _HOLDERS.items()},
-    **{skill: frozenset({WOLF, HALFBLOOD, YANDERE}) for skill in _GROUP_SKILLS},
-}
+    holders = PINMING.holders_table.get(skill)
+    return holders is None or state.chars[actor].role in holders
 
 
 def _wolves_win(state: GameState) -> str | None:
@@ -689,7 +676,7 @@ PINMING = Pinming(
     id="pinming",
     name="品茗",
     aliases=("M196", "pinming", "品茗（M196）"),
-    role_names=ROLE_NAMES,
+    roles=ROLES,
     camp_names=CAMP_NAMES,
     skill_aliases={"解药": "救药"},
     night_stages=NIGHT_STAGES,
