@@ -332,7 +332,7 @@ def play(scenario: Scenario) -> tuple[GameState, list[PhaseRecord]]:
 
 
 def transcript(state: GameState, records: list[PhaseRecord]) -> dict[str, Any]:
-    rs = state.rules
+    rs: Ruleset = state.rules
     played = {r.phase.label for r in records}
     phases = []
     for r in records:

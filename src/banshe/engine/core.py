@@ -120,7 +120,7 @@ def set_camp(state: GameState, name: str, camp: str, announce_to_player: bool = 
     c.camp = camp
     if camp not in state.camps_in_game:
         state.camps_in_game.append(camp)
-    rs = state.rules
+    rs: Ruleset = state.rules
     emit(state, CAMP, Audience.director(), f"{name}的阵营为{rs.camp_name(camp)}", player=name, camp=camp)
     if announce_to_player:
         notice(state, name, f"你的阵营现在是{rs.camp_name(camp)}。", camp=camp)
@@ -148,7 +148,7 @@ def put_out(state: GameState, name: str, cause: str) -> None:
     state.outs.append(Out(name, state.phase, cause))
     emit(state, OUT, Audience.director(), f"{name}出局（{cause}）", player=name, cause=cause)
     notice(state, name, "你已出局。")
-    rs = state.rules
+    rs: Ruleset = state.rules
     if not rs.out_and_triggers_one_change:
         check_outcome(state)
     rs.on_out(state, name, cause)
@@ -159,14 +159,14 @@ def judge_lost(state: GameState, camp: str, reason: str) -> None:
     if camp in state.lost_camps:
         return
     state.lost_camps.append(camp)
-    rs = state.rules
+    rs: Ruleset = state.rules
     emit(state, LOST, Audience.director(), f"{rs.camp_name(camp)}判负（{reason}）", camp=camp, reason=reason)
     rs.on_camp_lost(state, camp)
     check_outcome(state)
 
 
 def declare_win(state: GameState, camp: str, reason: str) -> None:
-    rs = state.rules
+    rs: Ruleset = state.rules
     state.winner = camp
     state.ended_in = state.phase
     state.prompts.clear()
@@ -180,7 +180,7 @@ def check_outcome(state: GameState) -> None:
     """Loss conditions of every camp, then wins in the ruleset's order, then last camp standing."""
     if state.winner is not None:
         raise GameEnded
-    rs = state.rules
+    rs: Ruleset = state.rules
     for cond in rs.loss_conditions:
         for camp in cond.test(state) or ():
             if camp in state.camps_in_game and camp not in state.lost_camps:
@@ -226,7 +226,7 @@ def top_of(counts: dict[str, float]) -> list[str]:
 def elect_sheriff(state: GameState) -> str | None:
     """竞岗: the most votes; among the tied, the one who reached that final count first
     (rulings: 最先获得投票数最多, a 改票 moves the vote when it is posted)."""
-    rs = state.rules
+    rs: Ruleset = state.rules
     final = tally(state, rs)
     tied = top_of(final)
     if len(tied) <= 1:
@@ -257,7 +257,7 @@ def step(state: GameState, command: Command) -> Step:
 def apply_in_place(state: GameState, command: Command) -> list[Event]:
     if state.winner is not None:
         return _apply_after_game(state, command)
-    rs = state.rules
+    rs: Ruleset = state.rules
     start = len(state.log)
     handler = validate(state, rs, command)
     state.commands.append(command)
@@ -272,7 +272,7 @@ def apply_in_place(state: GameState, command: Command) -> list[Event]:
 
 def _apply_after_game(state: GameState, cmd: Command) -> list[Event]:
     """Once the game has ended only a ruleset's after-game skills (评奖) are accepted."""
-    rs = state.rules
+    rs: Ruleset = state.rules
     spec = rs.skills.get(cmd.skill)
     if spec is None or not spec.after_game or cmd.actor not in state.chars:
         raise IllegalCommand("游戏已经结束", "game_over")
@@ -303,7 +303,7 @@ def _accepted_audience(state: GameState, rs: Ruleset, cmd: Command) -> Audience:
 
 def run_agenda(state: GameState) -> None:
     """Settle the closed phase task by task; a pending prompt pauses it until answered."""
-    rs = state.rules
+    rs: Ruleset = state.rules
     while state.winner is None:
         if state.prompts:
             if not state.prompt_raised:
@@ -665,11 +665,11 @@ def replay(state: GameState) -> GameState:
     """Rebuild a game from its setup, its accepted commands and its recorded draws."""
     chances = [e for e in state.log if e.kind == CHANCE]
     dealt: dict[str, str] = dict(state.flags["dealt_roles"])
+    rs: Ruleset = state.rules
     if chances and chances[0].data.get("purpose") == "发身份":
-        rebuilt = new_game(state.rules, list(state.order), None, state.options, state.seed, recorded_deal=dealt)
+        rebuilt = new_game(rs, list(state.order), None, state.options, state.seed, recorded_deal=dealt)
         chances = chances[1:]
     else:
-        rs = state.rules
         roles = {n: rs.role_name(r) for n, r in dealt.items()}
         rebuilt = new_game(rs, list(state.order), roles, state.options, state.seed)
     rebuilt.forced_draws = [e.data["choice"] for e in chances]

@@ -6,13 +6,10 @@ import copy
 import random
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .commands import Command
 from .events import Event
-
-if TYPE_CHECKING:
-    from .ruleset import Ruleset
 
 START = "start"
 DAY = "day"
@@ -196,9 +193,12 @@ class Out:
 @dataclass(slots=True)
 class GameState:
     """The whole state of one game. `log` is every event so far; `commands` every accepted input.
-    `rules` is the game's ruleset, held by reference (the engine never looks one up by name)."""
+    `rules` is the game's `Ruleset`, held by reference (the engine never looks one up by name).
+    It is typed `Any` here only because `ruleset.py` imports this module and a compiled (mypyc)
+    dataclass needs the classes of its fields when it is created: read it as
+    `rs: Ruleset = state.rules`."""
 
-    rules: Ruleset
+    rules: Any
     seed: int
     options: dict[str, Any]
     order: tuple[str, ...]
@@ -235,7 +235,7 @@ class GameState:
     @property
     def ruleset(self) -> str:
         """The ruleset's id (what reports, exports and the registry use)."""
-        return self.rules.id
+        return str(self.rules.id)
 
     def char(self, name: str) -> Character:
         return self.chars[name]

@@ -16,7 +16,7 @@ from .ruleset import FREE_TEXT, ONE_TARGET, YES_NO, Ruleset, SkillRow, SkillRows
 
 
 def view(state: GameState, viewer: str | None) -> dict[str, Any]:
-    rs = state.rules
+    rs: Ruleset = state.rules
     if viewer is not None and viewer not in state.chars:
         raise KeyError(viewer)
     events = [
@@ -65,7 +65,8 @@ def is_legal(state: GameState, cmd: Command) -> str | None:
     if state.over:
         return "游戏已经结束"
     try:
-        validate(state, state.rules, cmd)
+        rs: Ruleset = state.rules
+        validate(state, rs, cmd)
     except IllegalCommand as exc:
         return exc.reason
     return None
@@ -83,7 +84,7 @@ def legal_commands(state: GameState, actor: str) -> list[Command]:
     me = state.chars.get(actor)
     if me is None:
         return []
-    rs = state.rules
+    rs: Ruleset = state.rules
     kind = state.phase.kind
     settling = state.settling
     alive = me.alive

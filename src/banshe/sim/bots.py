@@ -21,6 +21,7 @@ from ..engine.commands import (
 )
 from ..engine.core import apply_in_place
 from ..engine.model import DAY, NIGHT, GameState
+from ..engine.ruleset import Ruleset
 from ..engine.view import legal_commands
 from ..rulesets.registry import new_game
 
@@ -53,7 +54,7 @@ class RandomBot:
 def play_random_game(ruleset: str, players: list[str], seed: int, max_phases: int = 200) -> GameState:
     """Deal with `seed` and play to the end with random legal bots."""
     state = new_game(ruleset, players, seed=seed)
-    rs = state.rules
+    rs: Ruleset = state.rules
     rng = random.Random(seed * 7919 + 17)
     bots = {n: RandomBot(n, rng) for n in players}
     phases = 0
