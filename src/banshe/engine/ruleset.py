@@ -129,9 +129,10 @@ class Ruleset:
     # the ruleset's typed game data (`GameState.ext`), made once per game by `new_game`
     state_type: type[RulesetState] = RulesetState
     # tables the engine derives from the declaration, once per ruleset (not part of it)
-    _stage_index: tuple[tuple[NightStage, ...], dict[str, int]] | None = field(
-        default=None, init=False, repr=False, compare=False
-    )
+    # (every derived table has a default_factory: a compiled dataclass sets no plain default
+    # of an init=False field)
+    stage_table_for: tuple[NightStage, ...] = field(default_factory=tuple, init=False, repr=False, compare=False)
+    stage_table: dict[str, int] = field(default_factory=dict, init=False, repr=False, compare=False)
     legal_rows: dict[RowsKey, SkillRows] = field(default_factory=dict, init=False, repr=False, compare=False)
     role_table: dict[str, Role] = field(default_factory=dict, init=False, repr=False, compare=False)
     holders_table: dict[str, frozenset[str]] = field(default_factory=dict, init=False, repr=False, compare=False)
@@ -193,14 +194,14 @@ class Ruleset:
     def stage_of(self, skill: str) -> int | None:
         """The first night stage that lists `skill` (indexed once per `night_stages` tuple)."""
         stages = self.night_stages
-        entry = self._stage_index
-        if entry is None or entry[0] is not stages:
+        if self.stage_table_for is not stages:
             index: dict[str, int] = {}
             for i, stage in enumerate(stages):
                 for sid in stage.skills:
                     index.setdefault(sid, i)
-            entry = self._stage_index = (stages, index)
-        return entry[1].get(skill)
+            self.stage_table = index
+            self.stage_table_for = stages
+        return self.stage_table.get(skill)
 
     def stage_for(self, state: GameState, cmd: Command) -> int | None:
         """The night stage a command belongs to; by default its skill's stage. A ruleset whose
