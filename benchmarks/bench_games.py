@@ -19,7 +19,7 @@ import time
 from banshe.demo import DEMO_NAMES
 from banshe.engine.core import replay
 from banshe.engine.model import GameState
-from banshe.engine.registry import find_ruleset
+from banshe.rulesets.registry import find_ruleset
 from banshe.sim.bots import play_random_game
 
 

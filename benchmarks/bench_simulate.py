@@ -74,7 +74,7 @@ def run_cli(
 
 
 def profile(ruleset: str, games: int, policy: str, seed: int) -> None:
-    from banshe.engine.registry import find_ruleset
+    from banshe.rulesets.registry import find_ruleset
     from banshe.sim.runner import SimConfig, default_player_count, run_task
 
     rs = find_ruleset(ruleset)

@@ -1,7 +1,8 @@
 from __future__ import annotations
 
-from banshe.engine import Command, GameState, apply_in_place, core, new_game
+from banshe.engine import Command, GameState, apply_in_place, core
 from banshe.engine.commands import CLOSE_PHASE, CLOSE_STAGE, DIRECTOR, PROMPT_TIMEOUT
+from banshe.rulesets import new_game
 
 # running against the mypyc-compiled build (.venv-fast, scripts/setup-fast.sh)
 COMPILED = (core.__file__ or "").endswith(".so")

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from banshe.demo import DEMO_NAMES, run_demo
-from banshe.engine import Command, Event, GameState, IllegalCommand, apply_in_place, find_ruleset, new_game, replay
+from banshe.engine import Command, Event, GameState, IllegalCommand, apply_in_place, replay
 from banshe.engine.commands import CLOSE_PHASE, DEDUCT, DIRECTOR
+from banshe.rulesets import find_ruleset, new_game
 from banshe.rulesets.chenji import is_allowed_mad_post
 from banshe.rulesets.chenji.achievements import PostGame, best_of_families, compute_awards, settle
 from banshe.rulesets.chenji.roles import CITIZEN, ORDINARY, PRIVILEGED, REBEL, WOLVES, deal

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from banshe.engine import Command, IllegalCommand, Phase, new_game, replay, step, view
+from banshe.engine import Command, IllegalCommand, Phase, replay, step, view
 from banshe.engine.commands import CARD_RED, CLOSE_PHASE, DIRECTOR, JUDGE_LOSS
 from banshe.engine.commands import Command as Cmd
 from banshe.engine.events import CHANCE, FEEDBACK, NOTICE
 from banshe.engine.view import is_legal, legal_commands
+from banshe.rulesets import new_game
+from banshe.rulesets.pinming.state import ext
 
 from .helpers import ROLES, SEATS, close, close_stage, director, pinming, post, timeout, to_day
 
@@ -35,7 +37,7 @@ def test_step_is_pure() -> None:
     before = state.fingerprint()
     result = step(state, Command("十三", "recognize", ("五",)))
     assert state.fingerprint() == before
-    assert result.state.flags["recognized"] == "五"
+    assert ext(result.state).recognized == "五"
     assert any(e.kind == "accepted" for e in result.events)
 
 
@@ -87,7 +89,7 @@ def test_deal_is_seeded_and_standard() -> None:
 def test_random_recognize_default_is_recorded() -> None:
     state = pinming(seed=11)
     close(state)
-    target = state.flags["recognized"]
+    target = ext(state).recognized
     assert target != "十三"
     draws = [e for e in state.log if e.kind == CHANCE]
     assert draws and draws[0].data["choice"] == target

@@ -18,11 +18,12 @@ import pytest
 
 from banshe.demo import DEMO_NAMES
 from banshe.engine.commands import ABSTAIN, CHANGE_VOTE, VOTE, Command, IllegalCommand
-from banshe.engine.core import GameEnded, _shape_refusal, apply_in_place, new_game
+from banshe.engine.core import GameEnded, apply_in_place, shape_refusal
 from banshe.engine.model import DAY, GameState, deep_copy
-from banshe.engine.registry import get_ruleset
 from banshe.engine.ruleset import TEAR_BADGE
 from banshe.engine.view import is_legal, legal_commands
+from banshe.rulesets import new_game
+from banshe.rulesets.registry import get_ruleset
 from banshe.sim.bots import play_random_game
 
 GAMES = [("pinming", 14), ("chenji", 20), ("ganran", 14)]
@@ -112,7 +113,7 @@ def test_check_answer_agrees_with_the_probe(ruleset: str, players: int) -> None:
             else:
                 candidates = [Command(head.actor, head.skill, (n,)) for n in [*state.order, TEAR_BADGE]]
             for cmd in candidates:
-                if _shape_refusal(state, spec.name, spec.shape, cmd, spec.targets_may_be_out):
+                if shape_refusal(state, spec.name, spec.shape, cmd, spec.targets_may_be_out):
                     continue  # the engine refuses it before asking the ruleset
                 assert check_refuses(state, cmd) == probe_refuses(state, cmd), cmd
                 asked += 1

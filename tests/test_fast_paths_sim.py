@@ -17,7 +17,7 @@ import re
 import pytest
 
 from banshe.demo import DEMO_NAMES
-from banshe.engine.registry import get_ruleset
+from banshe.rulesets.registry import get_ruleset
 from banshe.sim.agents import BUILTIN_POLICIES
 from banshe.sim.env import GameEnv, play_game
 from banshe.sim.heuristic.base import findall

@@ -8,12 +8,13 @@ import pytest
 
 from banshe.demo import run_demo
 from banshe.engine.commands import CLOSE_STAGE, DIRECTOR, Command, IllegalCommand
-from banshe.engine.core import new_game, step
+from banshe.engine.core import step
 from banshe.engine.events import FEEDBACK
 from banshe.engine.model import GameState
-from banshe.engine.registry import find_ruleset
 from banshe.engine.view import is_legal, legal_commands
+from banshe.rulesets import new_game
 from banshe.rulesets.ganran import GANRAN
+from banshe.rulesets.registry import find_ruleset
 from banshe.scenario import load, play
 
 GOLDEN = Path(__file__).resolve().parent / "scenarios" / "ganran"

@@ -10,10 +10,11 @@ from hypothesis import strategies as st
 
 from banshe.demo import DEMO_NAMES
 from banshe.engine.commands import CLOSE_PHASE, CLOSE_STAGE, DEDUCT, DIRECTOR, PROMPT_TIMEOUT, Command, IllegalCommand
-from banshe.engine.core import apply_in_place, new_game, replay
+from banshe.engine.core import apply_in_place, replay
 from banshe.engine.events import CAMP, CHANCE, FEEDBACK, LOST, OUT, WIN
 from banshe.engine.model import NIGHT, GameState
 from banshe.engine.view import legal_commands, view
+from banshe.rulesets import new_game
 from banshe.rulesets.ganran import GANRAN
 from banshe.sim.bots import RandomBot, play_random_game
 

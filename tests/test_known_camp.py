@@ -81,7 +81,7 @@ def test_a_camp_change_nobody_is_told_never_shows(ruleset: str, players: int) ->
     change silently (a lover into 情侣阵营 later, a 长老 turned 特殊, 游离 lifting); their
     `me.camp` keeps the told one and never names the engine's secret camp."""
     from banshe.engine.events import CAMP, NOTICE
-    from banshe.engine.registry import get_ruleset
+    from banshe.rulesets.registry import get_ruleset
 
     rs = get_ruleset(ruleset)
     secret = 0

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from banshe.engine.registry import find_ruleset
+from banshe.rulesets.registry import find_ruleset
 from banshe.scenario import run_file
 
 from .scenario_check import differences

@@ -308,7 +308,8 @@ def test_interrupted_cli_run_reports_what_finished(tmp_path: Path) -> None:
 
 def test_pinming_effect_counters_read_the_log() -> None:
     from banshe.engine.commands import CLOSE_PHASE, CLOSE_STAGE, DIRECTOR
-    from banshe.engine.core import apply_in_place, new_game
+    from banshe.engine.core import apply_in_place
+    from banshe.rulesets import new_game
 
     names = seat_names(14)
     deck = ["预言家", "女巫", "猎人", "白痴", *["村民"] * 4, *["狼人"] * 4, "混血儿", "病娇"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from banshe.engine.registry import all_rulesets
+from banshe.rulesets.registry import all_rulesets
 from banshe.sim.runner import SimConfig, default_player_count, simulate
 
 RULESETS = [rs.id for rs in all_rulesets()]

@@ -16,9 +16,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from banshe.engine.commands import ABSTAIN, CHANGE_VOTE, VOTE, Command
-from banshe.engine.core import new_game
 from banshe.engine.events import ACCEPTED, ANNOUNCE
 from banshe.engine.model import NIGHT, START, GameState, Phase
+from banshe.rulesets import new_game
 from banshe.rulesets.chenji.rules import (
     ANTIDOTE,
     ARROW,

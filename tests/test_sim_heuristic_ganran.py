@@ -10,10 +10,11 @@ from typing import Any
 import pytest
 
 from banshe.engine.commands import CHANGE_VOTE, CLOSE_PHASE, CLOSE_STAGE, DIRECTOR, VOTE, Command
-from banshe.engine.core import apply_in_place, new_game
+from banshe.engine.core import apply_in_place
 from banshe.engine.events import ACCEPTED
 from banshe.engine.model import GameState, Phase
 from banshe.engine.view import legal_commands
+from banshe.rulesets import new_game
 from banshe.scenario import load, play
 from banshe.sim.agents import Observation, load_policy
 from banshe.sim.effects_ganran import ganran_effects

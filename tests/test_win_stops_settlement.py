@@ -22,10 +22,11 @@ from banshe.engine.commands import (
     Command,
     IllegalCommand,
 )
-from banshe.engine.core import apply_in_place, new_game
+from banshe.engine.core import apply_in_place
 from banshe.engine.events import CHANCE, FEEDBACK, NOTICE, OUT, SHERIFF, WIN
 from banshe.engine.model import NIGHT, GameState
-from banshe.engine.registry import get_ruleset
+from banshe.rulesets import new_game
+from banshe.rulesets.registry import get_ruleset
 from banshe.sim.bots import RandomBot, play_random_game
 
 SEEDS = st.integers(min_value=0, max_value=10**6)

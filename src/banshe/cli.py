@@ -163,7 +163,7 @@ def _forum_count(args: argparse.Namespace) -> int:
 def _rulesets(args: argparse.Namespace) -> int:
     from rich.table import Table
 
-    from .engine.registry import all_rulesets
+    from .rulesets.registry import all_rulesets
 
     table = Table(title="规则与选项", show_lines=True)
     table.add_column("规则", no_wrap=True)
@@ -264,7 +264,7 @@ def _parse_option(text: str) -> tuple[str, object]:
 
 
 def _simulate(args: argparse.Namespace) -> int:
-    from .engine.registry import find_ruleset
+    from .rulesets.registry import find_ruleset
     from .sim.runner import SimConfig, default_player_count, parse_player_counts, simulate
 
     try:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .engine.events import ACCEPTED, ANNOUNCE, CHANCE, FEEDBACK, NOTICE, OUT, SHERIFF
-from .engine.registry import find_ruleset
+from .rulesets.registry import find_ruleset
 from .sim.bots import play_random_game
 
 DEMO_NAMES = [

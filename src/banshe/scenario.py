@@ -29,8 +29,8 @@ from .engine.commands import (
 from .engine.core import apply_in_place, new_game
 from .engine.events import ANNOUNCE, FEEDBACK, SHERIFF
 from .engine.model import NIGHT, START, GameState, Phase
-from .engine.registry import find_ruleset
 from .engine.ruleset import AMOUNT, FREE_TEXT, TEAR_BADGE, YES_NO, Ruleset
+from .rulesets.registry import find_ruleset
 
 _DIRECTOR_SKILLS = {zh: sid for sid, zh in ENGINE_SKILL_NAMES.items() if sid not in (VOTE, CHANGE_VOTE)}
 _YES = {"是", "yes", "true", "True", True}
@@ -315,7 +315,7 @@ class _PhaseRun:
 def play(scenario: Scenario) -> tuple[GameState, list[PhaseRecord]]:
     rs = scenario.ruleset
     try:
-        state = new_game(rs.id, scenario.players, scenario.roles, scenario.options, scenario.seed)
+        state = new_game(rs, scenario.players, scenario.roles, scenario.options, scenario.seed)
     except ValueError as exc:
         raise ScenarioError(f"{scenario.source}: {exc}") from exc
     script = {p.ordinal: (p, inputs) for p, inputs in scenario.phases}
@@ -332,7 +332,7 @@ def play(scenario: Scenario) -> tuple[GameState, list[PhaseRecord]]:
 
 
 def transcript(state: GameState, records: list[PhaseRecord]) -> dict[str, Any]:
-    rs = find_ruleset(state.ruleset)
+    rs: Ruleset = state.rules
     played = {r.phase.label for r in records}
     phases = []
     for r in records:

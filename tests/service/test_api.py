@@ -13,8 +13,8 @@ from sqlalchemy import func, select
 
 from banshe import cli
 from banshe.engine import replay
-from banshe.engine.registry import find_ruleset
 from banshe.rulesets import thread_policy
+from banshe.rulesets.registry import find_ruleset
 from banshe.service import auth
 from banshe.service import schedule as sched
 from banshe.service.app import Settings, create_app

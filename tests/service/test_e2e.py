@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from banshe.engine import Command, apply_in_place, new_game
+from banshe.engine import Command, apply_in_place
+from banshe.rulesets import new_game
 
 from .conftest import PINMING_SEATS, WOLVES, free_port, start_server
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from banshe.engine import Command, apply_in_place, new_game
+from banshe.engine import Command, apply_in_place
+from banshe.rulesets import new_game
 
 from .conftest import PINMING_SEATS
 from .test_e2e import ARTIFACTS, _submit, browser, pytestmark, server  # noqa: F401 (fixtures, skip mark)

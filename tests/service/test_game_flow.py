@@ -6,7 +6,8 @@ import json
 
 from sqlalchemy import select
 
-from banshe.engine import Command, apply_in_place, new_game
+from banshe.engine import Command, apply_in_place
+from banshe.rulesets import new_game
 from banshe.service.models import CommandRow, Deadline, LurkFlag
 
 from .conftest import PINMING_SEATS, WOLVES, Harness, shanghai

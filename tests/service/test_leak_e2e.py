@@ -22,9 +22,9 @@ from sqlalchemy import select
 
 from banshe.demo import DEMO_NAMES
 from banshe.engine.events import ACCEPTED
-from banshe.engine.registry import get_ruleset
 from banshe.engine.ruleset import TEAR_BADGE
 from banshe.engine.view import legal_commands, view
+from banshe.rulesets.registry import get_ruleset
 from banshe.service.models import GroupMessage, Post
 from banshe.service.views import command_text
 

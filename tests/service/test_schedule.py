@@ -7,11 +7,12 @@ import sys
 
 import pytest
 
-from banshe.engine import Command, apply_in_place, new_game
+from banshe.engine import Command, apply_in_place
 from banshe.engine.commands import CLOSE_PHASE, CLOSE_STAGE, DIRECTOR
 from banshe.engine.model import GameState
-from banshe.engine.registry import find_ruleset
 from banshe.engine.ruleset import NightStage, Ruleset
+from banshe.rulesets import new_game
+from banshe.rulesets.registry import find_ruleset
 from banshe.service import schedule as sched
 
 from .conftest import PINMING_SEATS, SHANGHAI, shanghai

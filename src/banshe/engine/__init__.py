@@ -8,7 +8,6 @@ from .commands import ABSTAIN, DIRECTOR, Command, IllegalCommand
 from .core import GameEnded, Step, apply_in_place, new_game, replay, step
 from .events import Audience, Event
 from .model import Character, GameState, Phase, Prompt
-from .registry import all_rulesets, find_ruleset, get_ruleset
 from .view import legal_commands, view
 
 __all__ = [
@@ -28,9 +27,6 @@ __all__ = [
     "GameState",
     "Phase",
     "Prompt",
-    "all_rulesets",
-    "find_ruleset",
-    "get_ruleset",
     "view",
     "legal_commands",
 ]

@@ -49,7 +49,6 @@ from .events import (
 )
 from .model import DAY, NIGHT, START, Character, GameState, Out, Phase, Prompt
 from .publish import night_close
-from .registry import get_ruleset
 from .ruleset import (
     AMOUNT,
     FREE_TEXT,
@@ -122,7 +121,7 @@ def set_camp(state: GameState, name: str, camp: str, announce_to_player: bool = 
     c.camp = camp
     if camp not in state.camps_in_game:
         state.camps_in_game.append(camp)
-    rs = get_ruleset(state.ruleset)
+    rs: Ruleset = state.rules
     emit(state, CAMP, Audience.director(), f"{name}的阵营为{rs.camp_name(camp)}", player=name, camp=camp)
     if announce_to_player:
         notice(state, name, f"你的阵营现在是{rs.camp_name(camp)}。", camp=camp)
@@ -150,7 +149,7 @@ def put_out(state: GameState, name: str, cause: str) -> None:
     state.outs.append(Out(name, state.phase, cause))
     emit(state, OUT, Audience.director(), f"{name}出局（{cause}）", player=name, cause=cause)
     notice(state, name, "你已出局。")
-    rs = get_ruleset(state.ruleset)
+    rs: Ruleset = state.rules
     if not rs.out_and_triggers_one_change:
         check_outcome(state)
     rs.on_out(state, name, cause)
@@ -161,14 +160,14 @@ def judge_lost(state: GameState, camp: str, reason: str) -> None:
     if camp in state.lost_camps:
         return
     state.lost_camps.append(camp)
-    rs = get_ruleset(state.ruleset)
+    rs: Ruleset = state.rules
     emit(state, LOST, Audience.director(), f"{rs.camp_name(camp)}判负（{reason}）", camp=camp, reason=reason)
     rs.on_camp_lost(state, camp)
     check_outcome(state)
 
 
 def declare_win(state: GameState, camp: str, reason: str) -> None:
-    rs = get_ruleset(state.ruleset)
+    rs: Ruleset = state.rules
     state.winner = camp
     state.ended_in = state.phase
     state.prompts.clear()
@@ -184,7 +183,7 @@ def check_outcome(state: GameState) -> None:
     """Loss conditions of every camp, then wins in the ruleset's order, then last camp standing."""
     if state.winner is not None:
         raise GameEnded
-    rs = get_ruleset(state.ruleset)
+    rs: Ruleset = state.rules
     for cond in rs.loss_conditions:
         for camp in cond.test(state) or ():
             if camp in state.camps_in_game and camp not in state.lost_camps:
@@ -230,7 +229,7 @@ def top_of(counts: dict[str, float]) -> list[str]:
 def elect_sheriff(state: GameState) -> str | None:
     """竞岗: the most votes; among the tied, the one who reached that final count first
     (rulings: 最先获得投票数最多, a 改票 moves the vote when it is posted)."""
-    rs = get_ruleset(state.ruleset)
+    rs: Ruleset = state.rules
     final = tally(state, rs)
     tied = top_of(final)
     if len(tied) <= 1:
@@ -261,9 +260,9 @@ def step(state: GameState, command: Command) -> Step:
 def apply_in_place(state: GameState, command: Command) -> list[Event]:
     if state.winner is not None:
         return _apply_after_game(state, command)
-    rs = get_ruleset(state.ruleset)
+    rs: Ruleset = state.rules
     start = len(state.log)
-    handler = _validate(state, rs, command)
+    handler = validate(state, rs, command)
     state.commands.append(command)
     emit(state, ACCEPTED, _accepted_audience(state, rs, command), "", command=command.logged())
     try:
@@ -276,7 +275,7 @@ def apply_in_place(state: GameState, command: Command) -> list[Event]:
 
 def _apply_after_game(state: GameState, cmd: Command) -> list[Event]:
     """Once the game has ended only a ruleset's after-game skills (评奖) are accepted."""
-    rs = get_ruleset(state.ruleset)
+    rs: Ruleset = state.rules
     spec = rs.skills.get(cmd.skill)
     if spec is None or not spec.after_game or cmd.actor not in state.chars:
         raise IllegalCommand("游戏已经结束", "game_over")
@@ -307,7 +306,7 @@ def _accepted_audience(state: GameState, rs: Ruleset, cmd: Command) -> Audience:
 
 def run_agenda(state: GameState) -> None:
     """Settle the closed phase task by task; a pending prompt pauses it until answered."""
-    rs = get_ruleset(state.ruleset)
+    rs: Ruleset = state.rules
     while state.winner is None:
         if state.prompts:
             if not state.prompt_raised:
@@ -329,6 +328,7 @@ def _advance(state: GameState, rs: Ruleset) -> None:
     state.stage = 0
     state.settling = False
     state.acts = {}
+    state.ext.new_phase()
     state.accelerated = False
     if state.phase.kind == DAY:
         state.votes = {}
@@ -338,7 +338,7 @@ def _advance(state: GameState, rs: Ruleset) -> None:
     check_outcome(state)
 
 
-def _validate(state: GameState, rs: Ruleset, cmd: Command) -> Any:
+def validate(state: GameState, rs: Ruleset, cmd: Command) -> Any:
     """Check `cmd` against the phase, the actor and the targets; return the thunk that applies it."""
     gate = rs.gate(state, cmd)
     if gate:
@@ -350,7 +350,7 @@ def _validate(state: GameState, rs: Ruleset, cmd: Command) -> Any:
     if cmd.actor not in state.chars:
         raise IllegalCommand(f"{cmd.actor}不是本局的角色", "unknown_actor")
     if cmd.skill in (VOTE, CHANGE_VOTE):
-        _check_vote(state, rs, cmd)
+        check_vote(state, rs, cmd)
         return lambda: _apply_vote(state, cmd)
     spec = rs.skills.get(cmd.skill)
     if spec is None:
@@ -396,12 +396,12 @@ def _validate(state: GameState, rs: Ruleset, cmd: Command) -> Any:
 
 
 def _check_shape(state: GameState, skill_name: str, shape: str, cmd: Command, may_be_out: bool) -> None:
-    refusal = _shape_refusal(state, skill_name, shape, cmd, may_be_out)
+    refusal = shape_refusal(state, skill_name, shape, cmd, may_be_out)
     if refusal is not None:
         raise IllegalCommand(*refusal)
 
 
-def _shape_refusal(
+def shape_refusal(
     state: GameState, skill_name: str, shape: str, cmd: Command, may_be_out: bool
 ) -> tuple[str, str] | None:
     """Why `cmd`'s targets do not fit the skill's shape (reason, code), or None. No exception:
@@ -440,7 +440,7 @@ def _shape_refusal(
 
 
 # -- votes -------------------------------------------------------------------------------------
-def _check_vote(state: GameState, rs: Ruleset, cmd: Command) -> None:
+def check_vote(state: GameState, rs: Ruleset, cmd: Command) -> None:
     name = "投票" if cmd.skill == VOTE else "改票"
     if state.phase.kind != DAY:
         raise IllegalCommand(f"{state.phase.label}不能{name}", "wrong_phase")
@@ -607,7 +607,7 @@ def settle_red_cards(state: GameState, rs: Ruleset) -> None:
 
 # -- game creation and replay ------------------------------------------------------------------
 def new_game(
-    ruleset: str,
+    rules: Ruleset,
     players: Sequence[str],
     roles: dict[str, str] | None = None,
     options: dict[str, Any] | None = None,
@@ -615,10 +615,9 @@ def new_game(
     recorded_deal: dict[str, str] | None = None,
 ) -> GameState:
     """Seat the players, deal identities (seeded when not given), set up camps and groups.
-    Raises ValueError (Chinese) for an impossible setup."""
-    from .registry import find_ruleset
-
-    rs = find_ruleset(ruleset)
+    Raises ValueError (Chinese) for an impossible setup. `rules` is the ruleset itself (a
+    name is resolved above the engine: `banshe.rulesets.resolve`)."""
+    rs = rules
     names = list(players)
     if len(set(names)) != len(names):
         raise ValueError("玩家名字重复")
@@ -629,7 +628,8 @@ def new_game(
         if key not in rs.options:
             raise ValueError(f"{rs.name}没有选项“{key}”")
         opts[key] = value
-    state = GameState(ruleset=rs.id, seed=seed, options=opts, order=tuple(names), chars={}, rng=random.Random(seed))
+    state = GameState(rules=rs, seed=seed, options=opts, order=tuple(names), chars={}, rng=random.Random(seed))
+    state.ext = rs.state_type()
     if roles is None:
         dealt = rs.deal(len(names), state.rng)
         state.rng.shuffle(dealt)
@@ -649,7 +649,13 @@ def new_game(
     rs.validate_roles([role_of[n] for n in names])
     state.flags["dealt_roles"] = dict(role_of)
     for seat, n in enumerate(names):
-        state.chars[n] = Character(n, seat, role_of[n], "")
+        c = state.chars[n] = Character(n, seat, role_of[n], "")
+        declared = rs.starting_role(c.role)
+        if declared is not None:
+            # a declared identity starts in its camp, with its lives and charges
+            c.camp = declared.camp
+            c.lives = declared.lives
+            c.charges = dict(declared.charges)
     try:
         rs.setup(state)
         run_agenda(state)
@@ -662,13 +668,13 @@ def replay(state: GameState) -> GameState:
     """Rebuild a game from its setup, its accepted commands and its recorded draws."""
     chances = [e for e in state.log if e.kind == CHANCE]
     dealt: dict[str, str] = dict(state.flags["dealt_roles"])
+    rs: Ruleset = state.rules
     if chances and chances[0].data.get("purpose") == "发身份":
-        rebuilt = new_game(state.ruleset, list(state.order), None, state.options, state.seed, recorded_deal=dealt)
+        rebuilt = new_game(rs, list(state.order), None, state.options, state.seed, recorded_deal=dealt)
         chances = chances[1:]
     else:
-        rs = get_ruleset(state.ruleset)
         roles = {n: rs.role_name(r) for n, r in dealt.items()}
-        rebuilt = new_game(state.ruleset, list(state.order), roles, state.options, state.seed)
+        rebuilt = new_game(rs, list(state.order), roles, state.options, state.seed)
     rebuilt.forced_draws = [e.data["choice"] for e in chances]
     for cmd in state.commands:
         apply_in_place(rebuilt, cmd)
@@ -704,6 +710,9 @@ __all__ = [
     "give_card",
     "settle_red_cards",
     "set_camp",
+    "validate",
+    "check_vote",
+    "shape_refusal",
     "CHANCE",
     "FEEDBACK",
     "NOTICE",

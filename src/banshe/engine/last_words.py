@@ -7,8 +7,7 @@ import re
 from .commands import Command, IllegalCommand
 from .core import announce, feedback
 from .model import DAY, NIGHT, START, GameState
-from .registry import get_ruleset
-from .ruleset import FREE_TEXT, SkillSpec
+from .ruleset import FREE_TEXT, Ruleset, SkillSpec
 
 LAST_WORDS = "last_words"
 
@@ -27,7 +26,8 @@ def grant_last_words(state: GameState, name: str, when: str) -> None:
     told privately, in the phase of the out: {skill 遗言, target null, result null}
     (可以留下遗言的角色会收到可以留下遗言的通知)."""
     given = state.flags.get("last_words_given", 0)
-    if given >= get_ruleset(state.ruleset).last_words:
+    rs: Ruleset = state.rules
+    if given >= rs.last_words:
         return
     state.flags["last_words_given"] = given + 1
     marks = state.char(name).marks
@@ -53,7 +53,8 @@ def no_last_words(state: GameState, cmd: Command) -> bool:
 def check_last_words(state: GameState, cmd: Command) -> None:
     c = state.char(cmd.actor)
     if c.alive or c.marks.get("last_words") != "open":
-        count = get_ruleset(state.ruleset).last_words
+        rs: Ruleset = state.rules
+        count = rs.last_words
         raise IllegalCommand(f"{cmd.actor}没有遗言权利（遗言只给最先出局的{count}名角色）")
     if _lapsed(state, int(c.marks.get("last_words_phase", 0))):
         raise IllegalCommand(f"{cmd.actor}的遗言时限已过：次日讨论日开始前未提交遗言，视为放弃遗言")

@@ -164,6 +164,25 @@ class Prompt:
         return default
 
 
+@dataclass
+class RulesetState:
+    """A ruleset's own typed game data (`GameState.ext`), typed so strict mypy checks it. A
+    ruleset names its subclass (a dataclass) in `Ruleset.state_type`; `new_game` makes one per
+    game. The engine copies it with `clone` (every `step`), compares it by `fingerprint` (a
+    dataclass's repr: every field) and calls `new_phase` when a phase begins, where it empties
+    `acts`. This base holds nothing (a ruleset still on the untyped `acts`/`flags`)."""
+
+    def clone(self) -> RulesetState:
+        """An independent copy: no list, dict or set shared with `self`."""
+        return RulesetState()
+
+    def new_phase(self) -> None:
+        """Forget what belongs to the phase that ended (this phase's submissions)."""
+
+    def fingerprint(self) -> str:
+        return repr(self)
+
+
 @dataclass(slots=True)
 class Out:
     player: str
@@ -173,9 +192,13 @@ class Out:
 
 @dataclass(slots=True)
 class GameState:
-    """The whole state of one game. `log` is every event so far; `commands` every accepted input."""
+    """The whole state of one game. `log` is every event so far; `commands` every accepted input.
+    `rules` is the game's `Ruleset`, held by reference (the engine never looks one up by name).
+    It is typed `Any` here only because `ruleset.py` imports this module and a compiled (mypyc)
+    dataclass needs the classes of its fields when it is created: read it as
+    `rs: Ruleset = state.rules`."""
 
-    ruleset: str
+    rules: Any
     seed: int
     options: dict[str, Any]
     order: tuple[str, ...]
@@ -201,12 +224,19 @@ class GameState:
     # this phase's submitted skills (ruleset-defined keys), and game-long ruleset data
     acts: dict[str, Any] = field(default_factory=dict)
     flags: dict[str, Any] = field(default_factory=dict)
+    # the ruleset's typed data (`Ruleset.state_type`); rulesets move off acts/flags into it
+    ext: RulesetState = field(default_factory=RulesetState)
     rng: random.Random = field(default_factory=random.Random)
     forced_draws: list[Any] = field(default_factory=list)
     log: list[Event] = field(default_factory=list)
     commands: list[Command] = field(default_factory=list)
 
     # -- queries -------------------------------------------------------------------------
+    @property
+    def ruleset(self) -> str:
+        """The ruleset's id (what reports, exports and the registry use)."""
+        return str(self.rules.id)
+
     def char(self, name: str) -> Character:
         return self.chars[name]
 
@@ -231,7 +261,7 @@ class GameState:
         rng = random.Random.__new__(random.Random)  # no seeding from os.urandom: setstate sets it all
         rng.setstate(self.rng.getstate())
         return GameState(
-            ruleset=self.ruleset,
+            rules=self.rules,
             seed=self.seed,
             options=dict(self.options),
             order=self.order,
@@ -255,6 +285,7 @@ class GameState:
             accelerated=self.accelerated,
             acts=deep_copy(self.acts),
             flags=deep_copy(self.flags),
+            ext=self.ext.clone(),
             rng=rng,
             forced_draws=list(self.forced_draws),
             log=list(self.log),
@@ -281,6 +312,7 @@ class GameState:
             "accelerated": self.accelerated,
             "acts": repr(self.acts),
             "flags": repr(self.flags),
+            "ext": self.ext.fingerprint(),
             "chars": {
                 n: (
                     c.role,

@@ -11,9 +11,11 @@ def day_opening(
     report_key: str = "report",
     vote_out: bool = True,
     no_night_outs: str = "昨夜无人出局。",
+    reports: list[str] | None = None,
 ) -> str:
     """每个游戏日白天开始时，公示前一天因投票出局角色名单、夜晚出局角色名单、当日警长 — plus the
-    night's queued notices (`state.flags[report_key]`, consumed here)."""
+    night's queued notices: `reports` (a ruleset's typed list, emptied here), else
+    `state.flags[report_key]` (consumed here)."""
     n = state.phase.number
     lines = [f"第{n}天讨论日开始。"]
     if n == 1:
@@ -24,7 +26,11 @@ def day_opening(
             lines.append("昨日投票出局：" + ("、".join(voted) if voted else "无") + "。")
         night = [o.player for o in state.outs if o.phase == Phase(NIGHT, n - 1)]
         lines.append("昨夜出局：" + "、".join(night) + "。" if night else no_night_outs)
-    lines.extend(state.flags.pop(report_key, []))
+    if reports is not None:
+        lines.extend(reports)
+        reports.clear()
+    else:
+        lines.extend(state.flags.pop(report_key, []))
     lines.append(f"当日警长：{state.sheriff}。" if state.sheriff else "当日警长：无。")
     return "".join(lines)
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .commands import Command
-from .model import GameState, Prompt
+from .model import GameState, Prompt, RulesetState
 
 Check = Callable[[GameState, Command], None]
 Apply = Callable[[GameState, Command], None]
@@ -36,6 +36,22 @@ class NightStage:
     skills: frozenset[str]
     opens_with_night: bool = True
     deadline: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Role:
+    """One identity as data: its id, Chinese name, the camp it starts in, its lives, the skills
+    it holds (posted skills, ids of `Ruleset.skills`) and its starting `charges` — the uses of
+    its <限定> skills, and a <强制> skill it can lose (女巫's 通灵) as a count of 1. A ruleset
+    that declares its roles gets from the engine: `role_names`, `skill_holders()` (a skill ->
+    the roles that list it) and each character's starting camp, lives and charges."""
+
+    id: str
+    name: str
+    camp: str
+    lives: int = 1
+    skills: tuple[str, ...] = ()
+    charges: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,8 +91,12 @@ class Condition:
     test: Predicate
 
 
-# night_stages tuple (kept alive here, so its id is not reused) -> skill -> its first stage
-_STAGE_INDEX: dict[int, tuple[tuple[NightStage, ...], dict[str, int]]] = {}
+# a row of `legal_commands`' table: (skill id, spec, needs the full `is_legal`, needs the
+# `stage_for` check, target shape); the rows for all skills and for the non-prompt ones
+SkillRow = tuple[str, SkillSpec, bool, bool, str]
+SkillRows = tuple[list[SkillRow], list[SkillRow]]
+# (phase kind, night stage, actor alive, settling, actor's role)
+RowsKey = tuple[str, int, bool, bool, str]
 
 
 @dataclass
@@ -86,6 +106,10 @@ class Ruleset:
     id: str = ""
     name: str = ""
     aliases: tuple[str, ...] = ()
+    # the identities as data (`Role`); a ruleset that declares them leaves `role_names` to the
+    # engine. A ruleset without them names its roles in `role_names` and writes its own
+    # `skill_holders` and starting charges (`setup`).
+    roles: tuple[Role, ...] = ()
     role_names: Mapping[str, str] = field(default_factory=dict)
     camp_names: Mapping[str, str] = field(default_factory=dict)
     status_names: Mapping[str, str] = field(default_factory=dict)
@@ -104,6 +128,35 @@ class Ruleset:
     out_and_triggers_one_change: bool = False
     # where the ruleset queues a night's notices for the next day's opening (`day_opening`)
     report_key: str = "report"
+    # the ruleset's typed game data (`GameState.ext`), made once per game by `new_game`
+    state_type: type[RulesetState] = RulesetState
+    # tables the engine derives from the declaration, once per ruleset (not part of it)
+    # (every derived table has a default_factory: a compiled dataclass sets no plain default
+    # of an init=False field)
+    stage_table_for: tuple[NightStage, ...] = field(default_factory=tuple, init=False, repr=False, compare=False)
+    stage_table: dict[str, int] = field(default_factory=dict, init=False, repr=False, compare=False)
+    legal_rows: dict[RowsKey, SkillRows] = field(default_factory=dict, init=False, repr=False, compare=False)
+    role_table: dict[str, Role] = field(default_factory=dict, init=False, repr=False, compare=False)
+    holders_table: dict[str, frozenset[str]] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not self.roles:
+            return
+        self.role_table = {r.id: r for r in self.roles}
+        if len(self.role_table) != len(self.roles):
+            raise ValueError(f"{self.name}: duplicate role ids")
+        if not self.role_names:
+            self.role_names = {r.id: r.name for r in self.roles}
+        for r in self.roles:
+            for sid in r.skills:
+                if sid not in self.skills:
+                    raise ValueError(f"{self.name}: role {r.id} holds an undeclared skill {sid}")
+        # a skill -> the roles that list it, in the order skills are declared
+        self.holders_table = {
+            sid: frozenset(r.id for r in self.roles if sid in r.skills)
+            for sid in self.skills
+            if any(sid in r.skills for r in self.roles)
+        }
 
     # -- names ------------------------------------------------------------------------------
     def role_name(self, role: str) -> str:
@@ -143,14 +196,14 @@ class Ruleset:
     def stage_of(self, skill: str) -> int | None:
         """The first night stage that lists `skill` (indexed once per `night_stages` tuple)."""
         stages = self.night_stages
-        entry = _STAGE_INDEX.get(id(stages))
-        if entry is None or entry[0] is not stages:
+        if self.stage_table_for is not stages:
             index: dict[str, int] = {}
             for i, stage in enumerate(stages):
                 for sid in stage.skills:
                     index.setdefault(sid, i)
-            entry = _STAGE_INDEX[id(stages)] = (stages, index)
-        return entry[1].get(skill)
+            self.stage_table = index
+            self.stage_table_for = stages
+        return self.stage_table.get(skill)
 
     def stage_for(self, state: GameState, cmd: Command) -> int | None:
         """The night stage a command belongs to; by default its skill's stage. A ruleset whose
@@ -242,8 +295,13 @@ class Ruleset:
     def skill_holders(self) -> Mapping[str, Collection[str]]:
         """Skill id -> the identities (role ids) `legal_targets` may offer it to: for an actor
         whose current role is not listed, `legal_targets(state, actor, skill)` is always empty,
-        so `legal_commands` skips the skill without asking. A skill not listed: no such promise."""
-        return {}
+        so `legal_commands` skips the skill without asking. A skill not listed: no such promise.
+        Derived from the declared `roles` (every skill some role lists); {} without them."""
+        return self.holders_table
+
+    def starting_role(self, role: str) -> Role | None:
+        """The declared `Role` of an identity (None: the ruleset declares no roles)."""
+        return self.role_table.get(role)
 
     def legal_targets(self, state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:
         """Candidate target tuples for a bot to try; each is still checked by the engine."""

@@ -10,15 +10,14 @@ from __future__ import annotations
 from typing import Any
 
 from .commands import ABSTAIN, CHANGE_VOTE, DIRECTOR_SKILLS, VOTE, Command, IllegalCommand
-from .core import _check_vote, _shape_refusal, _validate
+from .core import check_vote, shape_refusal, validate
 from .events import NOTICE, PLAYER
 from .model import DAY, NIGHT, GameState
-from .registry import get_ruleset
-from .ruleset import FREE_TEXT, ONE_TARGET, YES_NO, Ruleset, SkillSpec
+from .ruleset import FREE_TEXT, ONE_TARGET, YES_NO, Ruleset, SkillRow, SkillRows
 
 
 def view(state: GameState, viewer: str | None) -> dict[str, Any]:
-    rs = get_ruleset(state.ruleset)
+    rs: Ruleset = state.rules
     if viewer is not None and viewer not in state.chars:
         raise KeyError(viewer)
     events = [
@@ -85,7 +84,8 @@ def is_legal(state: GameState, cmd: Command) -> str | None:
     if state.over:
         return "游戏已经结束"
     try:
-        _validate(state, get_ruleset(state.ruleset), cmd)
+        rs: Ruleset = state.rules
+        validate(state, rs, cmd)
     except IllegalCommand as exc:
         return exc.reason
     return None
@@ -103,7 +103,7 @@ def legal_commands(state: GameState, actor: str) -> list[Command]:
     me = state.chars.get(actor)
     if me is None:
         return []
-    rs = get_ruleset(state.ruleset)
+    rs: Ruleset = state.rules
     kind = state.phase.kind
     settling = state.settling
     alive = me.alive
@@ -146,7 +146,8 @@ def legal_commands(state: GameState, actor: str) -> list[Command]:
         if exact:
             found += [c for c in candidates if is_legal(state, c) is None]
             continue
-        # `_candidate_ok` for each candidate, inline (the same calls in the same order)
+        # the rest of `validate` for each candidate (gate, target shape, the skill's check),
+        # without raising where it can be avoided; the same calls in the same order
         gate = rs.gate
         refuses = spec.refuses
         check = spec.check
@@ -161,7 +162,7 @@ def legal_commands(state: GameState, actor: str) -> list[Command]:
                 target = chars.get(picked[0])
                 if target is None or (not target.alive and not may_be_out):
                     continue
-            elif _shape_refusal(state, spec.name, shape, c, may_be_out) is not None:
+            elif shape_refusal(state, spec.name, shape, c, may_be_out) is not None:
                 continue
             if refuses is not None and refuses(state, c):
                 continue
@@ -174,38 +175,31 @@ def legal_commands(state: GameState, actor: str) -> list[Command]:
 
 
 def _vote_ok(state: GameState, rs: Ruleset, cmd: Command) -> bool:
-    """`is_legal(state, cmd) is None` for a vote or 改票 by a seat of the game (`_validate`)."""
+    """`is_legal(state, cmd) is None` for a vote or 改票 by a seat of the game (`validate`)."""
     if rs.gate(state, cmd):
         return False
     try:
-        _check_vote(state, rs, cmd)
+        check_vote(state, rs, cmd)
     except IllegalCommand:
         return False
     return True
 
 
-# (skill id, spec, needs the full `is_legal`, needs the `stage_for` check, target shape)
-_SkillRow = tuple[str, SkillSpec, bool, bool, str]
-_Rows = tuple[list[_SkillRow], list[_SkillRow]]
-_ROWS: dict[int, tuple[Ruleset, dict[tuple[str, int, bool, bool, str], _Rows]]] = {}
-
-
-def _skill_rows(rs: Ruleset, kind: str, stage: int, alive: bool, settling: bool, role: str) -> _Rows:
+def _skill_rows(rs: Ruleset, kind: str, stage: int, alive: bool, settling: bool, role: str) -> SkillRows:
     """The skills `legal_commands` tries, in declaration order: prompt skills (any phase, any
-    actor; checked against the head prompt) and the skills that pass `_validate`'s actor/skill
+    actor; checked against the head prompt) and the skills that pass `validate`'s actor/skill
     checks (phase, alive, 关门, night stage — by `stage_of` where the ruleset keeps the default
     `stage_for`, else flagged for a `stage_for` call), less the skills whose `legal_targets`
-    is empty for the actor's role (`Ruleset.skill_holders`). Built once per ruleset and situation;
-    returned twice: all of them, and only the non-prompt ones (for an actor without a prompt)."""
-    cached = _ROWS.get(id(rs))
-    if cached is None or cached[0] is not rs:
-        cached = _ROWS[id(rs)] = (rs, {})
+    is empty for the actor's role (`Ruleset.skill_holders`). Built once per situation and kept
+    on the ruleset; returned twice: all of them, and only the non-prompt ones (for an actor
+    without a prompt)."""
+    cached = rs.legal_rows
     key = (kind, stage, alive, settling, role)
-    both = cached[1].get(key)
+    both = cached.get(key)
     if both is None:
         default_stage = type(rs).stage_for is Ruleset.stage_for
         holders = rs.skill_holders()
-        rows = []
+        rows: list[SkillRow] = []
         for sid, spec in rs.skills.items():
             owners = holders.get(sid)
             if owners is not None and role not in owners and spec.shape not in (YES_NO, FREE_TEXT):
@@ -225,7 +219,7 @@ def _skill_rows(rs: Ruleset, kind: str, stage: int, alive: bool, settling: bool,
                         if at is not None and (at < stage or (at > stage and not rs.night_stages[at].opens_with_night)):
                             continue
             rows.append((sid, spec, exact, stage_check, spec.shape))
-        both = cached[1][key] = (rows, [row for row in rows if not row[1].prompt])
+        both = cached[key] = (rows, [row for row in rows if not row[1].prompt])
     return both
 
 
@@ -280,26 +274,3 @@ def _plain(actor: str, skill: str, text: str | None = None, answer: bool | None 
             _OTHER.clear()
         cmd = _OTHER[key] = Command(actor, skill, (), text, answer)
     return cmd
-
-
-def _candidate_ok(state: GameState, rs: Ruleset, spec: SkillSpec, cmd: Command) -> bool:
-    """`is_legal(state, cmd) is None` for an ordinary (non-prompt) skill whose actor/skill checks
-    have passed: the rest of `_validate` (gate, target shape, the skill's check) without raising
-    where the engine can avoid it."""
-    if rs.gate(state, cmd):
-        return False
-    targets = cmd.targets
-    if spec.shape == ONE_TARGET and len(targets) == 1:
-        # the common shape, as `_shape_refusal` checks it
-        target = state.chars.get(targets[0])
-        if target is None or (not target.alive and not spec.targets_may_be_out):
-            return False
-    elif _shape_refusal(state, spec.name, spec.shape, cmd, spec.targets_may_be_out) is not None:
-        return False
-    if spec.refuses is not None and spec.refuses(state, cmd):
-        return False  # `check` would refuse it
-    try:
-        spec.check(state, cmd)
-    except IllegalCommand:
-        return False
-    return True

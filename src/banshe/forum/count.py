@@ -24,8 +24,8 @@ from ..engine.commands import ABSTAIN, ACCELERATE, CHANGE_VOTE, DELAY, DIRECTOR,
 from ..engine.core import apply_in_place, new_game
 from ..engine.events import ACCEPTED
 from ..engine.model import DAY, NIGHT, START, GameState, Phase
-from ..engine.registry import find_ruleset
 from ..engine.ruleset import Ruleset
+from ..rulesets.registry import find_ruleset
 from .discuz import ForumError, Post, Thread
 from .grammar import VoteFormatError, normalize, parse_post_vote, vote_kind_mentioned
 
@@ -110,7 +110,7 @@ class Game:
         data = self.export or {}
         try:
             state = new_game(
-                self.ruleset.id,
+                self.ruleset,
                 [str(p) for p in data["players"]],
                 data.get("roles"),
                 dict(data.get("options") or {}),

@@ -45,8 +45,8 @@ from ..engine.commands import (
     PROMPT_TIMEOUT,
     Command,
 )
-from ..engine.registry import all_rulesets, find_ruleset
 from ..engine.ruleset import FREE_TEXT, MANY_TARGETS, NO_TARGET, YES_NO
+from ..rulesets.registry import all_rulesets, find_ruleset
 from . import auth, import_schema, security
 from . import idempotency as idem
 from . import schedule as sched

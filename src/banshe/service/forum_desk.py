@@ -26,10 +26,10 @@ from starlette.datastructures import FormData, UploadFile
 
 from ..engine.commands import CHANGE_VOTE, VOTE, Command, IllegalCommand
 from ..engine.core import apply_in_place
-from ..engine.registry import find_ruleset
 from ..forum.count import CountError, Options, count, parse_close
 from ..forum.count import Game as CountGame
 from ..forum.discuz import ForumError, Thread, decode_page, parse_page, read_thread
+from ..rulesets.registry import find_ruleset
 from ..scenario import to_command
 from . import schedule as sched
 from .forum_models import ForumDay, ForumOverride

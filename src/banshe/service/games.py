@@ -42,10 +42,10 @@ from ..engine.commands import (
 from ..engine.core import apply_in_place, new_game
 from ..engine.events import ANNOUNCE, NOTICE, PUBLIC, Event
 from ..engine.model import DAY, NIGHT, START, GameState
-from ..engine.registry import find_ruleset, get_ruleset
 from ..engine.ruleset import Ruleset
 from ..engine.view import is_legal
 from ..forum import VoteFormatError, parse_vote
+from ..rulesets.registry import find_ruleset, get_ruleset
 from . import idempotency as idem
 from . import import_schema
 from . import schedule as sched
@@ -222,7 +222,7 @@ class GameService:
         return state
 
     def _rebuild(self, s: Session, game: Game, exclude: int | None = None) -> GameState:
-        state = new_game(game.ruleset, game.players, game.roles, game.options, game.seed)
+        state = new_game(get_ruleset(game.ruleset), game.players, game.roles, game.options, game.seed)
         rows = s.scalars(
             select(CommandRow)
             .where(CommandRow.game_id == game.id, CommandRow.superseded.is_(False))
@@ -275,7 +275,7 @@ class GameService:
         try:
             sched.zone(timezone)
             full_schedule = sched.validate_schedule(rs, schedule or {})
-            state = new_game(rs.id, names, roles, options or {}, seed)
+            state = new_game(rs, names, roles, options or {}, seed)
             if not custom_board:
                 check_board(rs, names, roles, seed)
         except ValueError as exc:
@@ -1164,7 +1164,7 @@ class GameService:
             roles = data.get("roles")
             seed = int(data["seed"])
             commands = list(data["commands"])
-            state = new_game(rs.id, players, roles, dict(data.get("options") or {}), seed)
+            state = new_game(rs, players, roles, dict(data.get("options") or {}), seed)
             for i, entry in enumerate(commands):
                 if entry.get("superseded"):
                     continue

@@ -19,10 +19,11 @@ from ..engine.commands import (
     Command,
     IllegalCommand,
 )
-from ..engine.core import apply_in_place, new_game
+from ..engine.core import apply_in_place
 from ..engine.model import DAY, NIGHT, GameState
-from ..engine.registry import get_ruleset
+from ..engine.ruleset import Ruleset
 from ..engine.view import legal_commands
+from ..rulesets.registry import new_game
 
 # skills a random bot posts only rarely (they end games at once)
 _RARE = {"duel": 0.02, "surrender": 0.004, "slash": 1.0}
@@ -53,7 +54,7 @@ class RandomBot:
 def play_random_game(ruleset: str, players: list[str], seed: int, max_phases: int = 200) -> GameState:
     """Deal with `seed` and play to the end with random legal bots."""
     state = new_game(ruleset, players, seed=seed)
-    rs = get_ruleset(state.ruleset)
+    rs: Ruleset = state.rules
     rng = random.Random(seed * 7919 + 17)
     bots = {n: RandomBot(n, rng) for n in players}
     phases = 0

@@ -18,6 +18,7 @@ from .stats import register_effects
 @register_effects("pinming")
 def pinming_effects(state: GameState, effects: Counter[str]) -> None:
     from ..rulesets.pinming.rules import IDIOT, VILLAGE, WOLVES
+    from ..rulesets.pinming.state import ext
 
     kills: dict[str, str] = {}  # night label -> the standing 狼刀 target (the last submission)
     saves: dict[str, str] = {}
@@ -52,13 +53,14 @@ def pinming_effects(state: GameState, effects: Counter[str]) -> None:
     for target in shots:
         camp = chars[target].camp
         effects["品茗\t最后一枪：命中" + ("狼人阵营" if camp == WOLVES else "村民阵营")] += 1
-    if "showdown" in state.flags:
+    data = ext(state)
+    if data.showdown:
         effects["品茗\t拍刀：进入拍刀环节"] += 1
         if state.winner == WOLVES:
             effects["品茗\t拍刀：成功（狼人胜利）"] += 1
         else:
             effects["品茗\t拍刀：失败（村民胜利）"] += 1
-    if state.flags.get("surrender"):
+    if data.surrender:
         effects["品茗\t投降：有狼人同意投降"] += 1
     first = next((e.data.get("player") for e in state.log if e.kind == SHERIFF and e.data.get("player")), None)
     if first is not None:

@@ -21,12 +21,13 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ..engine.commands import CLOSE_PHASE, CLOSE_STAGE, DIRECTOR, PROMPT_TIMEOUT, Command, IllegalCommand
-from ..engine.core import apply_in_place, new_game
+from ..engine.core import apply_in_place
 from ..engine.events import DIRECTOR as AUDIENCE_DIRECTOR
 from ..engine.events import PUBLIC, Event
 from ..engine.model import DAY, NIGHT, GameState, Prompt
-from ..engine.registry import get_ruleset
+from ..engine.ruleset import Ruleset
 from ..engine.view import legal_commands, view
+from ..rulesets.registry import new_game
 from .agents import Agent, AgentFactory, Observation
 
 
@@ -42,7 +43,7 @@ class GameEnv:
         max_phases: int = 200,
     ) -> None:
         self.state: GameState = new_game(ruleset, list(players), options=options, seed=seed)
-        self.rs = get_ruleset(self.state.ruleset)
+        self.rs: Ruleset = self.state.rules
         self.rng = random.Random(seed * 7919 + 17)  # the posting order, not the game's own RNG
         self.max_phases = max_phases
         self.phases = 0

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from ..engine.registry import find_ruleset
+from ..rulesets.registry import find_ruleset
 from .agents import Agent, AgentFactory, load_policy
 from .env import play_game
 from .stats import Stats, summarize

@@ -18,7 +18,8 @@ from typing import Any
 
 from ..engine.events import ACCEPTED, ANNOUNCE, FEEDBACK, LOST, OUT
 from ..engine.model import GameState
-from ..engine.registry import get_ruleset
+from ..engine.ruleset import Ruleset
+from ..rulesets.registry import get_ruleset
 
 MAX_ERROR_SAMPLES = 5
 Z95 = 1.959963984540054  # the 97.5% quantile of the standard normal
@@ -100,7 +101,8 @@ class Stats:
             skill_uses[cmd.skill] += 1
         effects = self.effects
         chars = state.chars
-        camp_name = get_ruleset(state.ruleset).camp_name
+        rs: Ruleset = state.rules
+        camp_name = rs.camp_name
         for e in state.log:
             kind = e.kind
             if kind in (ACCEPTED, ANNOUNCE):

@@ -6,7 +6,6 @@ Names are data (ids are ASCII); each skill is a small check/apply pair citing it
 from __future__ import annotations
 
 import random
-from collections.abc import Collection, Mapping
 from typing import Any
 
 from banshe.engine.commands import (
@@ -49,9 +48,12 @@ from banshe.engine.ruleset import (
     Condition,
     NightStage,
     OptionSpec,
+    Role,
     Ruleset,
     SkillSpec,
 )
+
+from .state import PinmingState, ext
 
 # -- names (data) ------------------------------------------------------------------------------
 SEER, WITCH, HUNTER, IDIOT, VILLAGER, WOLF, HALFBLOOD, YANDERE = (
@@ -64,16 +66,6 @@ SEER, WITCH, HUNTER, IDIOT, VILLAGER, WOLF, HALFBLOOD, YANDERE = (
     "halfblood",
     "yandere",
 )
-ROLE_NAMES = {
-    SEER: "预言家",
-    WITCH: "女巫",
-    HUNTER: "猎人",
-    IDIOT: "白痴",
-    VILLAGER: "村民",
-    WOLF: "狼人",
-    HALFBLOOD: "混血儿",
-    YANDERE: "病娇",
-}
 GODS = (SEER, WITCH, HUNTER, IDIOT)  # 特（神职）
 VILLAGE, WOLVES = "village", "wolf"
 CAMP_NAMES = {VILLAGE: "村民阵营", WOLVES: "狼人阵营"}
@@ -93,6 +85,24 @@ SHOOT, SUCCEED, FEIGN, DUEL, SLASH, SURRENDER, LAST_WORDS = (
     "last_words",
 )
 LAST_WORDS_COUNT = 4  # 遗言数量等于4
+# the wolf group's skills (杀人、决战、拍刀、投降: 该阵营共群的角色); a 混血儿/病娇 of the wolves'
+# camp uses them only in the group (选项 混子入狼群, `_form_wolf_group`)
+_GROUP_SKILLS = (KILL, DUEL, SLASH, SURRENDER)
+_GROUP_SET = frozenset(_GROUP_SKILLS)
+
+# 身份 — 角色在被分发身份后，最开始属于其身份所属阵营 (混血儿、病娇 then join a camp at 开局)
+ROLES = (
+    Role(SEER, "预言家", VILLAGE, skills=(CHECK,)),
+    # 女巫: 通灵<强制> (lost with 救药), 救药<限定>, 毒药<限定>
+    Role(WITCH, "女巫", VILLAGE, skills=(ANTIDOTE, POISON), charges=((SPIRIT, 1), (ANTIDOTE, 1), (POISON, 1))),
+    Role(HUNTER, "猎人", VILLAGE, skills=(SHOOT,), charges=((SHOOT, 1),)),  # 最后一枪<限定>
+    Role(IDIOT, "白痴", VILLAGE, skills=(FEIGN,), charges=((FEIGN, 1),)),  # 装傻<限定>
+    Role(VILLAGER, "村民", VILLAGE),
+    Role(WOLF, "狼人", WOLVES, skills=_GROUP_SKILLS),
+    Role(HALFBLOOD, "混血儿", VILLAGE, skills=(RECOGNIZE, *_GROUP_SKILLS)),  # 认亲<强制>
+    Role(YANDERE, "病娇", VILLAGE, skills=_GROUP_SKILLS),
+)
+ROLE_NAMES = {r.id: r.name for r in ROLES}
 
 
 # -- small queries -----------------------------------------------------------------------------
@@ -127,7 +137,7 @@ def report(state: GameState, text: str) -> None:
     if state.phase.kind == DAY:
         announce(state, text)
     else:
-        state.flags.setdefault("report", []).append(text)
+        ext(state).report.append(text)
 
 
 # -- 开局: 认亲 -------------------------------------------------------------------------------
@@ -137,24 +147,25 @@ def check_recognize(state: GameState, cmd: Command) -> None:
         raise IllegalCommand(f"{cmd.actor}不是混血儿，不能认亲")
     if cmd.target == cmd.actor:
         raise IllegalCommand("混血儿不能认亲自己")
-    if "recognized" in state.flags:
+    if ext(state).recognized is not None:
         raise IllegalCommand("混血儿已经认亲")
 
 
 def apply_recognize(state: GameState, cmd: Command) -> None:
-    state.flags["recognized"] = cmd.target
+    ext(state).recognized = cmd.target
 
 
 def settle_start(state: GameState) -> None:
     """总体流程 1-3: 混血儿 joins the target's camp, 病娇 learns it and joins the opposite; 狼人共群."""
     halfbloods = state.with_role(HALFBLOOD)
     yanderes = state.with_role(YANDERE)
+    data = ext(state)
     for hb in halfbloods:
-        target = state.flags.get("recognized")
+        target = data.recognized
         if target is None:
             # 混血儿一定时间内不发动技能，技能目标由导演通过小镇的随机选取决定
             target = draw(state, "混血儿认亲", [n for n in state.order if n != hb.name])
-            state.flags["recognized"] = target
+            data.recognized = target
             feedback(state, hb.name, "认亲", target, None, f"你未按时认亲，导演随机选取的认亲对象是{target}。")
         assert target is not None
         t = state.char(target)
@@ -189,12 +200,12 @@ def check_check(state: GameState, cmd: Command) -> None:
     # 预言 — 游戏日夜晚，预言家选择一名角色
     if not _has(state, cmd.actor, SEER):
         raise IllegalCommand(f"{cmd.actor}不是预言家，不能预言")
-    if "check" in state.acts:
+    if ext(state).check is not None:
         raise IllegalCommand("今晚已经预言过了")
 
 
 def apply_check(state: GameState, cmd: Command) -> None:
-    state.acts["check"] = (cmd.actor, cmd.target)
+    ext(state).check = (cmd.actor, cmd.targets[0])  # one target (the shape is checked)
 
 
 def check_kill(state: GameState, cmd: Command) -> None:
@@ -204,7 +215,7 @@ def check_kill(state: GameState, cmd: Command) -> None:
 
 
 def apply_kill(state: GameState, cmd: Command) -> None:
-    state.acts["kill"] = cmd.target
+    ext(state).kill = cmd.target
 
 
 def _check_witch(state: GameState, cmd: Command, skill: str, name: str) -> None:
@@ -219,7 +230,7 @@ def check_antidote(state: GameState, cmd: Command) -> None:
     _check_witch(state, cmd, ANTIDOTE, "救药")
     if cmd.target == cmd.actor:
         raise IllegalCommand("救药不能用在女巫自己身上")
-    if "poison" in state.acts:
+    if ext(state).poison is not None:
         raise IllegalCommand("今晚已经使用毒药，不能再使用救药")
 
 
@@ -227,25 +238,26 @@ def apply_antidote(state: GameState, cmd: Command) -> None:
     witch = state.char(cmd.actor)
     witch.spend(ANTIDOTE)
     witch.charges[SPIRIT] = 0  # <救药>发动后，失去技能<通灵>
-    state.acts["save"] = cmd.target
+    ext(state).save = cmd.target
 
 
 def check_poison(state: GameState, cmd: Command) -> None:
     # 毒药<限定>; <救药>发动后…该夜晚不可发动<毒药>
     _check_witch(state, cmd, POISON, "毒药")
-    if "save" in state.acts:
+    if ext(state).save is not None:
         raise IllegalCommand("今晚已经使用救药，不能再使用毒药")
 
 
 def apply_poison(state: GameState, cmd: Command) -> None:
     state.char(cmd.actor).spend(POISON)
-    state.acts["poison"] = cmd.target
+    ext(state).poison = cmd.target
 
 
 def on_stage_closed(state: GameState, stage: int) -> None:
     stage_id = PINMING.night_stages[stage].id
-    if stage_id == "seer" and "check" in state.acts:
-        seer, target = state.acts["check"]
+    data = ext(state)
+    if stage_id == "seer" and data.check is not None:
+        seer, target = data.check
         # 若该角色属于村民阵营，反馈<村民阵营>；否则，反馈<非村民阵营>
         result = "村民阵营" if state.char(target).camp == VILLAGE else "非村民阵营"
         feedback(state, seer, "预言", target, result, f"你预言了{target}：{result}。")
@@ -253,7 +265,7 @@ def on_stage_closed(state: GameState, stage: int) -> None:
         witch = _witch(state)
         # 通灵<强制> — 反馈被指杀的角色 (while she still holds 通灵)
         if witch and witch.alive and not witch.skills_lost and witch.has_charge(SPIRIT):
-            kill = state.acts.get("kill")
+            kill = data.kill
             killed = [kill] if kill else []
             feedback(
                 state,
@@ -267,10 +279,11 @@ def on_stage_closed(state: GameState, stage: int) -> None:
 
 def settle_night(state: GameState) -> None:
     """总体流程 5(4)(5): 指杀结算 (the 救药 target survives), then 毒药结算."""
-    kill = state.acts.get("kill")
-    if kill and kill != state.acts.get("save") and state.is_alive(kill):
+    data = ext(state)
+    kill = data.kill
+    if kill and kill != data.save and state.is_alive(kill):
         put_out(state, kill, "杀人")
-    poison = state.acts.get("poison")
+    poison = data.poison
     if poison and state.is_alive(poison):
         put_out(state, poison, "毒药")
 
@@ -278,7 +291,7 @@ def settle_night(state: GameState) -> None:
 # -- reactive prompts --------------------------------------------------------------------------
 def on_out(state: GameState, name: str, cause: str) -> None:
     c = state.char(name)
-    if "showdown" in state.flags:
+    if ext(state).showdown:
         return  # the showdown raises no prompts: it ends the game
     # 遗言数量等于4; 红牌罚下出局的角色没有遗言权利
     if cause != "罚下":
@@ -391,12 +404,12 @@ def check_duel(state: GameState, cmd: Command) -> None:
     # 决战<限定> — 该阵营共群的角色可以选择是否拍刀，若群内所有人同意则进入拍刀环节
     if cmd.actor not in _group(state):
         raise IllegalCommand(f"{cmd.actor}不在狼群中，不能发起决战")
-    if cmd.actor in state.acts.get("duel", ()):
+    if cmd.actor in ext(state).duel:
         raise IllegalCommand("本阶段已经同意决战")
 
 
 def apply_duel(state: GameState, cmd: Command) -> None:
-    posted = state.acts.setdefault("duel", [])
+    posted = ext(state).duel
     posted.append(cmd.actor)
     if all(n in posted for n in _alive_group(state)):
         start_showdown(state)
@@ -417,20 +430,20 @@ def start_showdown(state: GameState) -> None:
         return
     # 夜间狼刀数为剩余狼人数量；白天为剩余狼人数量-1
     knives = _wolves_alive(state) - (1 if state.phase.kind == DAY else 0)
-    state.flags["showdown"] = {"knives": knives}
+    ext(state).knives = knives
     group_notice(state, WOLF_GROUP, f"请提交{knives}个拍刀目标（按顺序）。", knives=knives)
     if knives <= 0:
         settle_slash(state, [])
 
 
 def check_slash(state: GameState, cmd: Command) -> None:
-    showdown = state.flags.get("showdown")
-    if showdown is None:
+    knives = ext(state).knives
+    if knives is None:
         raise IllegalCommand("没有进入拍刀环节，不能拍刀")
     if cmd.actor not in _group(state):
         raise IllegalCommand(f"{cmd.actor}不在狼群中，不能拍刀")
-    if len(cmd.targets) != showdown["knives"]:
-        raise IllegalCommand(f"拍刀需要提交恰好{showdown['knives']}个目标")
+    if len(cmd.targets) != knives:
+        raise IllegalCommand(f"拍刀需要提交恰好{knives}个目标")
     if len(set(cmd.targets)) != len(cmd.targets):
         raise IllegalCommand("拍刀目标不能重复")
 
@@ -441,7 +454,8 @@ def apply_slash(state: GameState, cmd: Command) -> None:
 
 def settle_slash(state: GameState, targets: list[str]) -> None:
     """拍刀结算: 女巫存活还有毒药 → 狼刀数-1; 砍到猎人且猎人不是最后一神 → 狼刀数-1 (不告知狼人)."""
-    knives = state.flags["showdown"]["knives"]
+    knives = ext(state).knives
+    assert knives is not None  # settled only in the 拍刀环节
     witch = _witch(state)
     if witch and witch.alive and witch.has_charge(POISON):
         knives -= 1
@@ -465,12 +479,12 @@ def check_surrender(state: GameState, cmd: Command) -> None:
     # 所有狼人阵营共群狼人（包括已出局角色）同意投降时，对应阵营优先判负
     if cmd.actor not in _group(state):
         raise IllegalCommand(f"{cmd.actor}不在狼群中，不能投降")
-    if cmd.actor in state.flags.get("surrender", ()):
+    if cmd.actor in ext(state).surrender:
         raise IllegalCommand("已经同意投降")
 
 
 def apply_surrender(state: GameState, cmd: Command) -> None:
-    posted = state.flags.setdefault("surrender", [])
+    posted = ext(state).surrender
     posted.append(cmd.actor)
     if all(n in posted for n in _group(state)):
         announce(state, "狼人阵营投降。")
@@ -534,15 +548,7 @@ class Pinming(Ruleset):
                 raise ValueError(f"品茗最多只能有一名{ROLE_NAMES[role]}")
 
     def setup(self, state: GameState) -> None:
-        # 角色在被分发身份后，最开始属于其身份所属阵营
-        for c in state.chars.values():
-            c.camp = WOLVES if c.role == WOLF else VILLAGE
-            if c.role == WITCH:
-                c.charges.update({SPIRIT: 1, ANTIDOTE: 1, POISON: 1})
-            elif c.role == HUNTER:
-                c.charges[SHOOT] = 1
-            elif c.role == IDIOT:
-                c.charges[FEIGN] = 1
+        # camps, lives and charges come from `ROLES` (new_game)
         state.camps_in_game = [VILLAGE, WOLVES]
         for c in state.chars.values():
             # a 混血儿/病娇 learns its camp only after 认亲 (`settle_start`); every other identity's
@@ -552,7 +558,7 @@ class Pinming(Ruleset):
 
     def gate(self, state: GameState, cmd: Command) -> str | None:
         # 若进入拍刀环节，导演会立即关闭当日聊天贴 — only 拍刀 (and the director's 关门/判负) go on
-        if "showdown" in state.flags and cmd.skill not in (SLASH, CLOSE_PHASE, JUDGE_LOSS, PROMPT_TIMEOUT):
+        if ext(state).showdown and cmd.skill not in (SLASH, CLOSE_PHASE, JUDGE_LOSS, PROMPT_TIMEOUT):
             return "拍刀环节进行中，讨论帖已关闭"
         return None
 
@@ -560,7 +566,8 @@ class Pinming(Ruleset):
         if state.phase.kind == NIGHT:
             announce(state, f"{state.phase.label}开始，请有夜间技能的角色在时限内行动。")
             return
-        announce(state, day_opening(state, "今天是小镇传统竞选警长日，投票最高者当选警长，不会有人因投票出局。"))
+        first_day = "今天是小镇传统竞选警长日，投票最高者当选警长，不会有人因投票出局。"
+        announce(state, day_opening(state, first_day, reports=ext(state).report))
 
     def on_stage_closed(self, state: GameState, stage: int) -> None:
         on_stage_closed(state, stage)
@@ -588,7 +595,7 @@ class Pinming(Ruleset):
         elif name == "red_cards":
             settle_red_cards(state, self)
         elif name == "showdown_lapse":
-            if "showdown" in state.flags:
+            if ext(state).showdown:
                 # 拍刀环节 closed with no 拍刀 submitted: 村民阵营 wins
                 announce(state, "狼人未在时限内提交拍刀，村民阵营胜利。")
                 declare_win(state, VILLAGE, "未提交拍刀")
@@ -629,9 +636,6 @@ class Pinming(Ruleset):
     def red_card(self, state: GameState, name: str) -> None:
         red_card(state, name)
 
-    def skill_holders(self) -> Mapping[str, Collection[str]]:
-        return _HOLDER_SETS  # `_may_hold`: these skills only for their one holder
-
     def legal_targets(self, state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:
         if not _may_hold(state, actor, skill):
             return []
@@ -641,8 +645,7 @@ class Pinming(Ruleset):
         if skill in (DUEL, SURRENDER):
             return [()]
         if skill == SLASH:
-            showdown = state.flags.get("showdown")
-            k = showdown["knives"] if showdown else 0
+            k = ext(state).knives or 0
             if not k or k > len(alive):
                 return []
             rng = random.Random(len(state.log))  # a few orders to choose from, the same on every replay
@@ -651,22 +654,12 @@ class Pinming(Ruleset):
 
 
 def _may_hold(state: GameState, actor: str, skill: str) -> bool:
-    """Whether `actor` holds `skill` at all (the bots' pruning; the engine still checks everything)."""
-    c = state.chars[actor]
-    if skill in _GROUP_SKILLS:
+    """Whether `actor` holds `skill` at all (the bots' pruning; the engine still checks
+    everything): the wolf group's skills by membership, the others by `ROLES`."""
+    if skill in _GROUP_SET:
         return actor in state.groups.get(WOLF_GROUP, ())
-    holder = _HOLDERS.get(skill)
-    return holder is None or c.role == holder
-
-
-_GROUP_SKILLS = frozenset({KILL, DUEL, SLASH, SURRENDER})
-_HOLDERS = {RECOGNIZE: HALFBLOOD, CHECK: SEER, ANTIDOTE: WITCH, POISON: WITCH}
-# `skill_holders`: the one-holder skills, and the wolf group's, whose members can only be
-# 狼人, or a 混血儿/病娇 of the wolves' camp (`_form_wolf_group`; identities never change here)
-_HOLDER_SETS = {
-    **{skill: frozenset({role}) for skill, role in _HOLDERS.items()},
-    **{skill: frozenset({WOLF, HALFBLOOD, YANDERE}) for skill in _GROUP_SKILLS},
-}
+    holders = PINMING.holders_table.get(skill)
+    return holders is None or state.chars[actor].role in holders
 
 
 def _wolves_win(state: GameState) -> str | None:
@@ -690,7 +683,7 @@ PINMING = Pinming(
     id="pinming",
     name="品茗",
     aliases=("M196", "pinming", "品茗（M196）"),
-    role_names=ROLE_NAMES,
+    roles=ROLES,
     camp_names=CAMP_NAMES,
     skill_aliases={"解药": "救药"},
     night_stages=NIGHT_STAGES,
@@ -705,6 +698,7 @@ PINMING = Pinming(
     min_players=2,
     max_players=30,
     last_words=LAST_WORDS_COUNT,
+    state_type=PinmingState,
     loss_conditions=(),
     win_conditions=(Condition("狼人阵营胜利条件", _wolves_win), Condition("村民阵营胜利条件", _village_wins)),
 )

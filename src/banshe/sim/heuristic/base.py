@@ -37,8 +37,8 @@ from typing import Any, cast
 
 from ...engine.commands import ABSTAIN, CHANGE_VOTE, VOTE, Command
 from ...engine.events import ACCEPTED, ANNOUNCE, FEEDBACK, NOTICE
-from ...engine.registry import get_ruleset
 from ...engine.ruleset import FREE_TEXT, MANY_TARGETS, NO_TARGET, ONE_TARGET, SUCCESSOR, TEAR_BADGE, YES_NO
+from ...rulesets.registry import get_ruleset
 from ..agents import Observation
 
 

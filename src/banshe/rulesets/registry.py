@@ -1,0 +1,60 @@
+"""Rulesets registered by id; looked up by id, Chinese name or alias.
+
+The engine never looks a ruleset up: a game holds its `Ruleset` by reference
+(`GameState.rules`). Adapters (CLI, scenario runner, simulator, service) name a ruleset by
+a string and resolve it here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from banshe.engine import core
+from banshe.engine.model import GameState
+from banshe.engine.ruleset import Ruleset
+
+_RULESETS: dict[str, Ruleset] = {}
+
+
+def register(ruleset: Ruleset) -> Ruleset:
+    _RULESETS[ruleset.id] = ruleset
+    return ruleset
+
+
+def find_ruleset(name: str) -> Ruleset:
+    """By id (`pinming`), Chinese name (`品茗`) or alias (`M196`). Raises KeyError."""
+    rs = _RULESETS.get(name)
+    if rs is not None:
+        return rs
+    for rs in _RULESETS.values():
+        if name == rs.name or name in rs.aliases:
+            return rs
+    raise KeyError(name)
+
+
+def get_ruleset(ruleset_id: str) -> Ruleset:
+    """By id only. Raises KeyError."""
+    return _RULESETS[ruleset_id]
+
+
+def resolve(rules: Ruleset | str) -> Ruleset:
+    """A `Ruleset` as given, or the registered one a string names (`find_ruleset`)."""
+    return rules if isinstance(rules, Ruleset) else find_ruleset(rules)
+
+
+def all_rulesets() -> list[Ruleset]:
+    return list(_RULESETS.values())
+
+
+def new_game(
+    rules: Ruleset | str,
+    players: Sequence[str],
+    roles: dict[str, str] | None = None,
+    options: dict[str, Any] | None = None,
+    seed: int = 0,
+    recorded_deal: dict[str, str] | None = None,
+) -> GameState:
+    """`banshe.engine.new_game` with the ruleset given by id, Chinese name or alias (`resolve`).
+    Raises KeyError for an unknown name, ValueError (Chinese) for an impossible setup."""
+    return core.new_game(resolve(rules), players, roles, options, seed, recorded_deal)

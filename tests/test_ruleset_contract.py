@@ -1,0 +1,103 @@
+"""The engine/ruleset contract of issue 15's first step: the engine imports nothing above
+itself, a game holds its Ruleset by reference, per-ruleset state is typed (品茗), and 品茗's
+identities are data (`Role`) from which the engine derives holders, camps and charges."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from banshe.engine import Command, replay, step
+from banshe.engine.commands import CLOSE_PHASE, DIRECTOR
+from banshe.engine.core import apply_in_place
+from banshe.engine.core import new_game as engine_new_game
+from banshe.engine.model import RulesetState
+from banshe.engine.ruleset import NO_TARGET, Role, Ruleset, SkillSpec
+from banshe.rulesets import CHENJI, PINMING, find_ruleset, new_game, resolve
+from banshe.rulesets.pinming.state import PinmingState, ext
+
+from .helpers import ROLES, SEATS, close, pinming, to_day
+
+
+def test_engine_imports_no_ruleset() -> None:
+    code = "import sys, banshe.engine; print(sorted(m for m in sys.modules if m.startswith('banshe.rulesets')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_state_holds_its_ruleset() -> None:
+    state = engine_new_game(PINMING, SEATS, dict(ROLES), None, 5)
+    assert state.rules is PINMING and state.ruleset == "pinming"
+    assert new_game("品茗", SEATS, dict(ROLES), None, 5).rules is PINMING
+    assert resolve("M196") is PINMING and resolve(PINMING) is PINMING
+    with pytest.raises(KeyError):
+        resolve("没有这个规则")
+    assert step(state, Command("十三", "recognize", ("五",))).state.rules is PINMING
+    assert state.clone().rules is PINMING
+    assert replay(state).rules is PINMING
+
+
+def test_pinming_state_is_typed_and_copied() -> None:
+    state = pinming()
+    assert isinstance(state.ext, PinmingState)
+    apply_in_place(state, Command("十三", "recognize", ("五",)))
+    close(state)  # 开局 settles; 第1天
+    copy = state.clone()
+    assert ext(copy) is not ext(state) and ext(copy) == ext(state)
+    ext(copy).surrender.append("九")
+    assert ext(state).surrender == [] and copy.fingerprint() != state.fingerprint()
+    to_day(state, 1)
+    apply_in_place(state, Command(DIRECTOR, CLOSE_PHASE))  # 第1夜
+    apply_in_place(state, Command("九", "kill", ("五",)))
+    apply_in_place(state, Command("一", "check", ("九",)))
+    assert (ext(state).kill, ext(state).check) == ("五", ("一", "九"))
+    apply_in_place(state, Command(DIRECTOR, CLOSE_PHASE))  # settles the night: 第2天
+    assert state.phase.label == "第2天"
+    assert (ext(state).kill, ext(state).check, ext(state).duel) == (None, None, [])  # new_phase
+    assert ext(state).recognized == "五"  # game-long
+    assert replay(state).fingerprint() == state.fingerprint()
+
+
+def test_rulesets_without_typed_state_get_the_empty_one() -> None:
+    state = new_game("chenji", [f"p{i}" for i in range(20)], seed=1)
+    assert type(state.ext) is RulesetState and state.ext.fingerprint() == "RulesetState()"
+    assert CHENJI.state_type is RulesetState
+
+
+def test_pinming_holders_and_charges_come_from_its_roles() -> None:
+    group = frozenset({"wolf", "halfblood", "yandere"})
+    assert dict(PINMING.skill_holders()) == {
+        "recognize": frozenset({"halfblood"}),
+        "check": frozenset({"seer"}),
+        "kill": group,
+        "antidote": frozenset({"witch"}),
+        "poison": frozenset({"witch"}),
+        "shoot": frozenset({"hunter"}),
+        "feign": frozenset({"idiot"}),
+        "duel": group,
+        "slash": group,
+        "surrender": group,
+    }
+    assert dict(PINMING.role_names) == {r.id: r.name for r in PINMING.roles}
+    state = pinming()
+    witch, hunter, wolf = state.char("二"), state.char("三"), state.char("九")
+    assert list(witch.charges.items()) == [("spirit", 1), ("antidote", 1), ("poison", 1)]
+    assert (hunter.charges, wolf.charges, state.char("四").charges) == ({"shoot": 1}, {}, {"feign": 1})
+    assert (witch.camp, wolf.camp, state.char("十三").camp) == ("village", "wolf", "village")
+
+
+def _skill(sid: str) -> SkillSpec:
+    return SkillSpec(sid, sid, frozenset({"day"}), NO_TARGET, lambda s, c: None, lambda s, c: None)
+
+
+def test_a_declared_ruleset_is_checked() -> None:
+    rs = Ruleset(id="toy", name="玩具", roles=(Role("a", "甲", "x", skills=("s",)),), skills={"s": _skill("s")})
+    assert rs.role_names == {"a": "甲"} and rs.skill_holders() == {"s": frozenset({"a"})}
+    assert rs.starting_role("a") == Role("a", "甲", "x", skills=("s",)) and rs.starting_role("b") is None
+    with pytest.raises(ValueError, match="undeclared skill"):
+        Ruleset(id="toy", name="玩具", roles=(Role("a", "甲", "x", skills=("t",)),), skills={"s": _skill("s")})
+    with pytest.raises(ValueError, match="duplicate role"):
+        Ruleset(id="toy", name="玩具", roles=(Role("a", "甲", "x"), Role("a", "乙", "x")))
+    assert find_ruleset("pinming").roles  # the built-in 品茗 declares its identities
