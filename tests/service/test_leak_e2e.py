@@ -74,6 +74,7 @@ class Game:
             "seats": "\n".join(seats),
             "seed": str(seed),
             "auto_publish": "on",
+            "custom_board": "on",  # 品茗 with eight hand-dealt seats is not the seed's board
         }
         r = h.client.post("/d/new", data=data, follow_redirects=False)
         assert r.status_code == 303, r.text
