@@ -87,20 +87,35 @@ def _submit(page: Page, selector: str) -> None:
     assert error.count() == 0, error.inner_text()
 
 
-def test_a_director_and_fourteen_players_play_pinming_in_the_browser(server: str, browser: Browser) -> None:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+def director_login(browser: Browser, server: str) -> Page:
+    """A director's page, logged in (the `server` fixture's account)."""
     d = browser.new_context(locale="zh-CN").new_page()
     d.goto(f"{server}/d")
     d.fill("input[name=username]", "导演")
     d.fill("input[name=password]", "e2e-password")
     _submit(d, "button[type=submit]")
+    return d
+
+
+def create_pinming(d: Page, seed: int, auto_publish: bool = False) -> str:
+    """Fill in and submit the new-game form (品茗, the standard 14 seats); the god page's URL."""
+    if "/d/new" not in d.url:
+        d.goto(d.url.split("/d", 1)[0] + "/d/new?ruleset=品茗")
+    d.fill("textarea[name=seats]", "\n".join(f"{n} {r}" for n, r in PINMING_SEATS.items()))
+    d.fill("input[name=seed]", str(seed))
+    if auto_publish:
+        d.check("input[name=auto_publish]")
+    _submit(d, "#create")
+    return d.url
+
+
+def test_a_director_and_fourteen_players_play_pinming_in_the_browser(server: str, browser: Browser) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    d = director_login(browser, server)
     d.goto(f"{server}/d/new?ruleset=品茗")
     assert "品茗的标准配置为14人" in d.locator("#player-counts").inner_text()
     d.screenshot(path=str(ARTIFACTS / "new-game.png"), full_page=True)
-    d.fill("textarea[name=seats]", "\n".join(f"{n} {r}" for n, r in PINMING_SEATS.items()))
-    d.fill("input[name=seed]", "11")
-    _submit(d, "#create")
-    god = d.url
+    god = create_pinming(d, 11)
     links = {
         a.get_attribute("data-player") or "": server + (a.get_attribute("href") or "")
         for a in d.locator("a.player-link").all()

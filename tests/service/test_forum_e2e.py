@@ -10,23 +10,23 @@ from banshe.engine import Command, apply_in_place
 from banshe.rulesets import new_game
 
 from .conftest import PINMING_SEATS
-from .test_e2e import ARTIFACTS, _submit, browser, pytestmark, server  # noqa: F401 (fixtures, skip mark)
+from .test_e2e import (  # noqa: F401 (fixtures, skip mark)
+    ARTIFACTS,
+    _submit,
+    browser,
+    create_pinming,
+    director_login,
+    pytestmark,
+    server,
+)
 from .test_forum_desk import _thread
 
 
 def test_a_director_counts_a_forum_day_in_the_browser(server: str, browser: Any, tmp_path: Path) -> None:  # noqa: F811
     saved = tmp_path / "第1天讨论帖.html"
     saved.write_bytes(_thread())
-    d = browser.new_context(locale="zh-CN").new_page()
-    d.goto(f"{server}/d")
-    d.fill("input[name=username]", "导演")
-    d.fill("input[name=password]", "e2e-password")
-    _submit(d, "button[type=submit]")
-    d.goto(f"{server}/d/new?ruleset=品茗")
-    d.fill("textarea[name=seats]", "\n".join(f"{n} {r}" for n, r in PINMING_SEATS.items()))
-    d.fill("input[name=seed]", "5")
-    _submit(d, "#create")
-    god = d.url
+    d = director_login(browser, server)
+    god = create_pinming(d, 5)
     _submit(d, "#close-phase")  # 开局 → 第1天
     if d.locator("button.publish").count():
         _submit(d, "button.publish >> nth=-1")

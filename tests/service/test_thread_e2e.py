@@ -9,8 +9,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from .conftest import PINMING_SEATS
-from .test_e2e import ARTIFACTS, _submit, browser, pytestmark, server  # noqa: F401
+from .test_e2e import ARTIFACTS, _submit, browser, create_pinming, director_login, pytestmark, server  # noqa: F401
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -21,17 +20,8 @@ __all__ = ["pytestmark"]
 
 def test_thread_and_player_pages_in_the_browser(server: str, browser: Browser) -> None:  # noqa: F811
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    d = browser.new_context(locale="zh-CN").new_page()
-    d.goto(f"{server}/d")
-    d.fill("input[name=username]", "导演")
-    d.fill("input[name=password]", "e2e-password")
-    _submit(d, "button[type=submit]")
-    d.goto(f"{server}/d/new?ruleset=品茗")
-    d.fill("textarea[name=seats]", "\n".join(f"{n} {r}" for n, r in PINMING_SEATS.items()))
-    d.fill("input[name=seed]", "11")
-    d.check("input[name=auto_publish]")
-    _submit(d, "#create")
-    god = d.url
+    d = director_login(browser, server)
+    god = create_pinming(d, 11, auto_publish=True)
     links = {
         a.get_attribute("data-player") or "": server + (a.get_attribute("href") or "")
         for a in d.locator("a.player-link").all()
