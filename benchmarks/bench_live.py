@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import os
 import random
 import re
@@ -43,6 +42,10 @@ PG_ADMIN_URLS = [
 CSRF_RE = re.compile(r'name="csrf-token" content="([^"]+)"')
 SSE_RE = re.compile(r'id="live" data-sse="([^"]+)" data-version="([^"]*)"')
 LINK_RE = re.compile(r'class="player-link" data-player="([^"]+)" href="(/p/[^"]+)"')
+IDEM_RE = re.compile(
+    r'id="post-form">(?:<input type="hidden" name="csrf" value="[^"]*">)?'
+    r'<input type="hidden" name="idem" value="([^"]+)"'
+)
 ERROR_RE = re.compile(r'class="error"[^>]*>([^<]{0,120})')
 KINDS = ["post", "vote", "page", "sse_refresh", "static"]
 KIND_LABELS = {
@@ -273,8 +276,9 @@ def read_page(v: Viewer, html: str) -> None:
     m = CSRF_RE.search(html)
     if m:
         v.csrf = m.group(1)
-    with contextlib.suppress(RuntimeError):  # no post form (not the thread page, or the day closed)
-        v.idem = form_where(html, v.path.rsplit("/", 1)[0] + "/post").get("idem", "")
+    k = IDEM_RE.search(html)  # the post form's key (no post form: the day closed)
+    if k:
+        v.idem = k.group(1)
     s = SSE_RE.search(html)
     if s:
         v.sse = s.group(1)
@@ -286,7 +290,7 @@ def read_page(v: Viewer, html: str) -> None:
 async def timed_get(client: httpx.AsyncClient, stats: Stats, kind: str, url: str, t0: float) -> httpx.Response | None:
     try:
         r = await client.get(url)
-    except httpx.HTTPError as exc:
+    except (httpx.HTTPError, RuntimeError) as exc:
         stats.error(f"{kind} {type(exc).__name__}")
         return None
     stats.lat[kind].append(time.perf_counter() - t0)
@@ -320,9 +324,7 @@ async def viewer_loop(client: httpx.AsyncClient, v: Viewer, stats: Stats, stop: 
                                 v.seen = data
                                 if v.ready:
                                     t0 = time.perf_counter()
-                                    r = await timed_get(client, stats, "sse_refresh", v.path, t0)
-                                    if r is not None:
-                                        read_page(v, r.text)
+                                    await timed_get(client, stats, "sse_refresh", v.path, t0)
                             v.ready = True
                         elif event == "gone":
                             return
@@ -344,7 +346,7 @@ async def submit(client: httpx.AsyncClient, v: Viewer, kind: str, text: str, t_s
         base = v.path.rsplit("/", 1)[0]
         try:
             r = await client.post(f"{base}/post", data={"csrf": v.csrf, "idem": key, "text": text})
-        except httpx.HTTPError as exc:
+        except (httpx.HTTPError, RuntimeError) as exc:  # RuntimeError: the client closed at the hard stop
             stats.error(f"{kind} {type(exc).__name__}")
             return
         stats.lat[kind].append(time.perf_counter() - t_sched)
