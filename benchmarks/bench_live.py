@@ -361,20 +361,20 @@ async def submit(client: httpx.AsyncClient, v: Viewer, kind: str, text: str, t_s
         stats.in_flight -= 1
 
 
-async def static_loop(client: httpx.AsyncClient, rate: float, start: float, end: float, stats: Stats) -> None:
+async def static_loop(
+    client: httpx.AsyncClient, rate: float, start: float, end: float, stats: Stats, pending: set[asyncio.Task[Any]]
+) -> None:
+    """The side-by-side figure: one static file at a fixed rate (its tasks join `pending`)."""
     k = 0
-    tasks: set[asyncio.Task[Any]] = set()
     while True:
         t = start + k / rate
-        if t >= end:
+        if t >= end or time.perf_counter() >= end:
             break
         await asyncio.sleep(max(0.0, t - time.perf_counter()))
         task = asyncio.create_task(timed_get(client, stats, "static", "/static/htmx.min.js", t))
-        tasks.add(task)
-        task.add_done_callback(tasks.discard)
+        pending.add(task)
+        task.add_done_callback(pending.discard)
         k += 1
-    if tasks:
-        await asyncio.wait(tasks)
 
 
 @dataclass
@@ -454,10 +454,14 @@ async def run_load(
         server_cpu0 = proc_cpu(args.server_pid)
         client_cpu0 = self_cpu()
         start = time.perf_counter()
-        static = asyncio.create_task(static_loop(client, args.static_rate, start, start + args.duration, stats))
         pending: set[asyncio.Task[Any]] = set()
+        end = start + args.duration
+        static = asyncio.create_task(static_loop(client, args.static_rate, start, end, stats, pending))
         for t_rel, kind, v, text in plan:
             t_abs = start + t_rel
+            if time.perf_counter() >= end:  # the client itself fell behind: the rest is not sent
+                stats.dropped += 1
+                continue
             await asyncio.sleep(max(0.0, t_abs - time.perf_counter()))
             if stats.in_flight >= args.max_in_flight:
                 stats.dropped += 1
