@@ -173,10 +173,8 @@ def test_a_director_and_fourteen_players_play_pinming_in_the_browser(server: str
     fresh = server + (d.locator('a.player-link[data-player="米糕"]').get_attribute("href") or "")
     assert fresh != links["米糕"] and f"米糕：{fresh}" in d.locator("#link-lines").input_value()
     # the old link's open page hears its stream end (event: gone) and reloads onto the refusal
-    players["米糕"].wait_for_function(
-        "document.querySelector('main') && document.querySelector('main').innerText.includes('链接无效或已停用')",
-        timeout=60_000,
-    )
+    # (a locator wait, not wait_for_function: the page's CSP forbids eval in its own world)
+    players["米糕"].locator("main", has_text="链接无效或已停用").wait_for(timeout=60_000)
     players["米糕"].goto(links["米糕"])  # and the old link stays dead
     assert "链接无效或已停用" in players["米糕"].locator("main").inner_text()
     players["米糕"].goto(fresh)
