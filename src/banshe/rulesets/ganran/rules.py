@@ -123,7 +123,7 @@ ROLES = (
 ROLE_NAMES = {r.id: r.name for r in ROLES}
 # 游戏开始时，有先知、女巫、守卫、长老、猎人、教士、爱神、穆图、该隐各一人，村民不限
 SPECIALS = tuple(r.id for r in ROLES if r.id != VILLAGER)
-KIND_OF_KING = {MUTU: WOLF_KIND, CAIN: VAMP_KIND}
+KIND_OF_KING = {king: k for k, king in KING_OF_KIND.items()}  # 穆图本身为狼人, 该隐本身为吸血鬼
 INFECTION_SKILLS = frozenset(KIND_OF_SKILL)
 PENALTY_POINTS = 12  # 累计扣满12分者将予以罚下
 OPTION_SPIRIT_ALL = "通灵含无效目标"
@@ -487,7 +487,7 @@ def settle_check(state: GameState, seer: str, target: str) -> None:
 def check_kill(state: GameState, cmd: Command) -> None:
     # 【杀人】<觉醒技> 长老为特殊阵营时，每晚可决定一名角色进入濒死状态 (from the next night)
     c = state.char(cmd.actor)
-    if c.role != ELDER or not c.marks.get("special"):
+    if c.role not in GANRAN.holders_table[KILL] or not c.marks.get("special"):
         raise IllegalCommand(f"{cmd.actor}不是特殊阵营的长老，不能发动<杀人>")
     if c.marks.get("kill_from", 0) > _night(state):
         raise IllegalCommand("长老今晚刚转为特殊阵营，下一夜才能发动<杀人>")
