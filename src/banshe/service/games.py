@@ -1048,6 +1048,19 @@ class GameService:
                 raise NotFound("链接无效或已停用")
             return seat
 
+    def seat_and_game(self, token: str) -> tuple[Seat, Game]:
+        """A live link's seat and its game, loaded in one session."""
+        if not TOKEN.match(token):
+            raise NotFound("链接无效或已停用")
+        with self.sessions() as s:
+            seat = s.scalar(select(Seat).where(Seat.token == token))
+            if seat is None or not seat.active:
+                raise NotFound("链接无效或已停用")
+            game = s.get(Game, seat.game_id)
+            if game is None:
+                raise NotFound("链接无效或已停用")
+            return seat, game
+
     def published_count(self, s: Session, game_id: int) -> int:
         return int(
             s.scalar(
