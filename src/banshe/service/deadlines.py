@@ -9,23 +9,11 @@ import time
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from ..engine.commands import (
-    ACCELERATE,
-    CLOSE_PHASE,
-    CLOSE_STAGE,
-    DELAY,
-    DIRECTOR,
-    PROMPT_TIMEOUT,
-    Command,
-)
+from ..engine.commands import ACCELERATE, CLOSE_PHASE, CLOSE_STAGE, DELAY, DIRECTOR, PROMPT_TIMEOUT, Command
 from ..engine.model import DAY, NIGHT, START, GameState
 from . import schedule as sched
 from .errors import Conflict, ServiceError
-from .models import (
-    Deadline,
-    Game,
-    PlayerRequest,
-)
+from .models import Deadline, Game, PlayerRequest
 from .notices import notice
 from .store import Store
 

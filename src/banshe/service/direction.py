@@ -8,23 +8,12 @@ import secrets
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from ..engine.commands import (
-    DIRECTOR,
-    Command,
-)
+from ..engine.commands import DIRECTOR, Command
 from ..engine.events import Event
 from ..engine.model import GameState
 from . import schedule as sched
 from .errors import NotFound, ServiceError
-from .models import (
-    Announcement,
-    DayRecord,
-    Deadline,
-    Game,
-    LurkFlag,
-    Post,
-    Seat,
-)
+from .models import Announcement, DayRecord, Deadline, Game, LurkFlag, Post, Seat
 from .notices import notice
 from .store import Store
 

@@ -25,13 +25,7 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
-from ..engine.commands import (
-    ACCELERATE,
-    CLOSE_PHASE,
-    DIRECTOR,
-    Command,
-    IllegalCommand,
-)
+from ..engine.commands import ACCELERATE, CLOSE_PHASE, DIRECTOR, Command, IllegalCommand
 from ..engine.core import apply_in_place, new_game
 from ..engine.events import ANNOUNCE, NOTICE, PUBLIC, Event
 from ..engine.model import DAY, NIGHT, START, GameState
@@ -41,14 +35,7 @@ from . import idempotency as idem
 from . import schedule as sched
 from .board import check_board
 from .errors import Conflict, NotFound, ServiceError
-from .models import (
-    Announcement,
-    CommandRow,
-    Deadline,
-    Game,
-    Seat,
-    Submission,
-)
+from .models import Announcement, CommandRow, Deadline, Game, Seat, Submission
 from .names import check_names
 
 MAX_TEXT = 5000

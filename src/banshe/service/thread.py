@@ -6,25 +6,13 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ..engine.commands import (
-    ABSTAIN,
-    CHANGE_VOTE,
-    CLOSE_PHASE,
-    DIRECTOR,
-    VOTE,
-    Command,
-)
+from ..engine.commands import ABSTAIN, CHANGE_VOTE, CLOSE_PHASE, DIRECTOR, VOTE, Command
 from ..engine.model import GameState
 from ..engine.view import is_legal
 from ..forum import VoteFormatError, parse_vote
 from . import schedule as sched
 from .errors import NotFound, ServiceError
-from .models import (
-    Announcement,
-    Game,
-    GroupMessage,
-    Post,
-)
+from .models import Announcement, Game, GroupMessage, Post
 from .names import key as name_key
 from .notices import DIRECTOR_POST_KIND, NOTICE_KIND
 from .store import MAX_TEXT, Store, public_announcements

@@ -8,23 +8,13 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ..engine.commands import (
-    Command,
-    IllegalCommand,
-)
+from ..engine.commands import Command, IllegalCommand
 from ..engine.core import apply_in_place, new_game
 from ..rulesets.registry import find_ruleset
 from . import import_schema
 from . import schedule as sched
 from .errors import NotFound, ServiceError
-from .models import (
-    Announcement,
-    CommandRow,
-    Game,
-    GroupMessage,
-    Post,
-    Seat,
-)
+from .models import Announcement, CommandRow, Game, GroupMessage, Post, Seat
 from .names import check_names
 from .store import MAX_NOTE, MAX_TEXT, Cached, Store, insert_game, public_announcements
 
