@@ -34,6 +34,10 @@ class PinmingState(RulesetState):
             list(self.duel),
         )
 
+    def queued_reports(self) -> list[str]:
+        """The night's queued 公示 (最后一枪, 殉职 …): a game-ending night publishes them with its result."""
+        return self.report
+
     def new_phase(self) -> None:
         self.check = None
         self.kill = None
