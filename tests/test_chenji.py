@@ -17,6 +17,7 @@ from banshe.rulesets import find_ruleset, new_game
 from banshe.rulesets.chenji import is_allowed_mad_post
 from banshe.rulesets.chenji.achievements import PostGame, best_of_families, compute_awards, settle
 from banshe.rulesets.chenji.roles import CITIZEN, ORDINARY, PRIVILEGED, REBEL, WOLVES, deal
+from banshe.rulesets.chenji.state import ext
 from banshe.scenario import load, play
 
 GOLDEN = Path(__file__).resolve().parent / "scenarios" / "chenji"
@@ -109,10 +110,10 @@ def test_rejoin_moves_white_wolf_into_the_wolf_group() -> None:
 
 def test_no_arrow_draws_lovers_with_the_seed() -> None:
     s = _start()
-    pair = s.flags["lovers"]
+    pair = ext(s).lovers
     assert len(set(pair)) == 2
     again = replay(s)
-    assert again.flags["lovers"] == pair and again.fingerprint() == s.fingerprint()
+    assert ext(again).lovers == pair and again.fingerprint() == s.fingerprint()
 
 
 def test_mad_post_check() -> None:
@@ -315,7 +316,7 @@ def test_award_votes_posted_after_the_game_reach_the_table() -> None:
     path = Path(__file__).resolve().parent / "scenarios" / "chenji" / "w09_award_votes_after_the_game.yaml"
     state, _records = play(load(path))
     assert state.winner == "wolf"
-    assert state.flags["award_votes"] == {"甲": "乙", "丙": "乙", "丁": "乙"}
+    assert ext(state).award_votes == {"甲": "乙", "丙": "乙", "丁": "乙"}
     table = "\n".join(find_ruleset("chenji").review(state))
     line = next(row for row in table.splitlines() if row.strip().startswith("乙"))
     assert "评奖投票过半" in line  # 虽败犹荣

@@ -16,9 +16,12 @@ from banshe.engine.core import new_game as engine_new_game
 from banshe.engine.model import RulesetState
 from banshe.engine.ruleset import NO_TARGET, Role, Ruleset, SkillSpec
 from banshe.rulesets import CHENJI, PINMING, find_ruleset, new_game, resolve
+from banshe.rulesets.chenji.state import ChenjiState
 from banshe.rulesets.pinming.state import PinmingState, ext
 
 from .helpers import ROLES, SEATS, close, pinming, to_day
+
+SEATS_20 = [f"p{i}" for i in range(20)]
 
 
 def test_engine_imports_no_ruleset() -> None:
@@ -61,9 +64,11 @@ def test_pinming_state_is_typed_and_copied() -> None:
 
 
 def test_rulesets_without_typed_state_get_the_empty_one() -> None:
-    state = new_game("chenji", [f"p{i}" for i in range(20)], seed=1)
+    bare = Ruleset(id="bare", name="空白", roles=(Role("a", "甲", "x"),), skills={})
+    state = engine_new_game(bare, ["p0"], {"p0": "a"}, None, 1)
     assert type(state.ext) is RulesetState and state.ext.fingerprint() == "RulesetState()"
-    assert CHENJI.state_type is RulesetState
+    assert state.ext.reports() is None  # its night notices, if any, are `flags[report_key]`
+    assert CHENJI.state_type is ChenjiState and isinstance(new_game("chenji", SEATS_20, seed=1).ext, ChenjiState)
 
 
 def test_pinming_holders_and_charges_come_from_its_roles() -> None:

@@ -182,6 +182,11 @@ class RulesetState:
     def fingerprint(self) -> str:
         return repr(self)
 
+    def reports(self) -> list[str] | None:
+        """The ruleset's typed queue of notices for the next day's opening, which `day_opening`
+        and `night_close` read and empty; None: they use `flags[Ruleset.report_key]`."""
+        return None
+
 
 @dataclass(slots=True)
 class Out:

@@ -12,6 +12,7 @@ from collections import Counter
 
 from ..engine.events import ACCEPTED, ANNOUNCE, SHERIFF
 from ..engine.model import GameState
+from ..rulesets.registry import all_rulesets, ruleset_module
 from .stats import register_effects
 
 
@@ -71,5 +72,9 @@ def pinming_effects(state: GameState, effects: Counter[str]) -> None:
             effects["品茗\t装傻后存活到终局"] += 1
 
 
-# 沉寂与取酒 and 感染 register their counters in their own modules
-from . import effects_chenji, effects_ganran  # noqa: E402,F401
+# 感染 registers its counters in its own module; a ruleset package with an `effects` module
+# (沉寂与取酒) registers its own there
+from . import effects_ganran  # noqa: E402,F401
+
+for _rs in all_rulesets():
+    ruleset_module(_rs, "effects")
