@@ -194,13 +194,12 @@ def _record(state: GameState, cmd: Command) -> None:
 def _need(state: GameState, cmd: Command) -> Character:
     """The actor holds the skill: his identity lists it (`ROLES`) and he has not lost his skills."""
     c = state.char(cmd.actor)
-    name = CHENJI.skill_name(cmd.skill)
     holders = CHENJI.holders_table[cmd.skill]
     if c.role not in holders:
         who = "或".join(r.name for r in ROLES if r.id in holders)
-        raise IllegalCommand(f"{cmd.actor}不是{who}，不能发动<{name}>")
+        raise IllegalCommand(f"{cmd.actor}不是{who}，不能发动<{CHENJI.skill_name(cmd.skill)}>")
     if c.skills_lost:
-        raise IllegalCommand(f"{cmd.actor}已失去技能，不能发动<{name}>")
+        raise IllegalCommand(f"{cmd.actor}已失去技能，不能发动<{CHENJI.skill_name(cmd.skill)}>")
     return c
 
 
