@@ -106,3 +106,24 @@ def test_a_declared_ruleset_is_checked() -> None:
     with pytest.raises(ValueError, match="duplicate role"):
         Ruleset(id="toy", name="玩具", roles=(Role("a", "甲", "x"), Role("a", "乙", "x")))
     assert find_ruleset("pinming").roles  # the built-in 品茗 declares its identities
+
+
+@pytest.mark.parametrize(("ruleset", "players"), [("pinming", 14), ("chenji", 20)])
+def test_a_night_that_ends_the_game_publishes_its_queued_notices(ruleset: str, players: int) -> None:
+    # issue 12 (最后一夜必须公示): the typed state's queue (`RulesetState.reports`) goes out with the result
+    from banshe.demo import DEMO_NAMES
+    from banshe.engine.events import ANNOUNCE
+    from banshe.sim.bots import play_random_game
+
+    published = 0
+    for seed in range(60):
+        state = play_random_game(ruleset, DEMO_NAMES[:players], seed)
+        queue = state.ext.reports()
+        assert queue is not None
+        if state.ended_in is None or state.ended_in.kind != "night":
+            continue
+        assert queue == []  # nothing left for a day that never comes
+        closing = [e.text for e in state.log if e.kind == ANNOUNCE and e.phase == state.ended_in.label]
+        # `第N夜出局：…。` (or `第N夜无人出局。`) and then the queued notices
+        published += any(t.startswith(state.ended_in.label) and t.partition("。")[2] for t in closing)
+    assert published > 0

@@ -41,6 +41,10 @@ class PinmingState(RulesetState):
         self.poison = None
         self.duel = []
 
+    def reports(self) -> list[str]:
+        # the 公示 queued at night: the next day's opening, or the result if the night ends the game
+        return self.report
+
     @property
     def showdown(self) -> bool:
         """The 拍刀环节 has begun (决战 agreed by the whole wolf group)."""
