@@ -77,6 +77,7 @@ from .rules import (
     ANTIDOTE,
     ARROW,
     BITE,
+    CHENJI,
     CONFESS,
     FINALE,
     GUARD_FAITH,
@@ -105,9 +106,14 @@ from .rules import (
     WOLF_GROUP,
 )
 
+# the identities that hold a rationed skill (`ROLES`): every other seat's moves pass untouched
+_RATIONED = CHENJI.holders_table[MARTYRDOM] | CHENJI.holders_table[STAB]
+
 
 def prune(state: GameState, actor: str, legal: list[Command]) -> list[Command]:
     """The legal commands a bot considers now: 死节 1% of the time, 行刺 10% on one random seat."""
+    if state.chars[actor].role not in _RATIONED:
+        return legal
     skills = {c.skill for c in legal}
     if MARTYRDOM not in skills and STAB not in skills:
         return legal
