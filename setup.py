@@ -24,6 +24,9 @@ COMPILED = [
     "src/banshe/rulesets/chenji/roles.py",
     "src/banshe/rulesets/chenji/rules.py",
     "src/banshe/rulesets/chenji/achievements.py",
+    "src/banshe/rulesets/chenji/state.py",
+    "src/banshe/rulesets/chenji/bots.py",
+    "src/banshe/rulesets/chenji/effects.py",
     "src/banshe/rulesets/ganran/rules.py",
     "src/banshe/rulesets/ganran/state.py",
     "src/banshe/rulesets/ganran/bots.py",
@@ -31,10 +34,8 @@ COMPILED = [
     "src/banshe/sim/env.py",
     "src/banshe/sim/heuristic/base.py",
     "src/banshe/sim/heuristic/pinming.py",
-    "src/banshe/sim/heuristic/chenji.py",
     "src/banshe/sim/stats.py",
     "src/banshe/sim/effects.py",
-    "src/banshe/sim/effects_chenji.py",
 ]
 
 ext_modules = []

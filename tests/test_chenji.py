@@ -17,6 +17,7 @@ from banshe.rulesets import find_ruleset, new_game
 from banshe.rulesets.chenji import is_allowed_mad_post
 from banshe.rulesets.chenji.achievements import PostGame, best_of_families, compute_awards, settle
 from banshe.rulesets.chenji.roles import CITIZEN, ORDINARY, PRIVILEGED, REBEL, WOLVES, deal
+from banshe.rulesets.chenji.state import ext
 from banshe.scenario import load, play
 
 GOLDEN = Path(__file__).resolve().parent / "scenarios" / "chenji"
@@ -109,10 +110,10 @@ def test_rejoin_moves_white_wolf_into_the_wolf_group() -> None:
 
 def test_no_arrow_draws_lovers_with_the_seed() -> None:
     s = _start()
-    pair = s.flags["lovers"]
+    pair = ext(s).lovers
     assert len(set(pair)) == 2
     again = replay(s)
-    assert again.flags["lovers"] == pair and again.fingerprint() == s.fingerprint()
+    assert ext(again).lovers == pair and again.fingerprint() == s.fingerprint()
 
 
 def test_mad_post_check() -> None:
@@ -315,7 +316,7 @@ def test_award_votes_posted_after_the_game_reach_the_table() -> None:
     path = Path(__file__).resolve().parent / "scenarios" / "chenji" / "w09_award_votes_after_the_game.yaml"
     state, _records = play(load(path))
     assert state.winner == "wolf"
-    assert state.flags["award_votes"] == {"甲": "乙", "丙": "乙", "丁": "乙"}
+    assert ext(state).award_votes == {"甲": "乙", "丙": "乙", "丁": "乙"}
     table = "\n".join(find_ruleset("chenji").review(state))
     line = next(row for row in table.splitlines() if row.strip().startswith("乙"))
     assert "评奖投票过半" in line  # 虽败犹荣
@@ -364,3 +365,59 @@ def test_pure_on_the_real_target_still_saves_it() -> None:
     apply_in_place(state, Command(DIRECTOR, CLOSE_PHASE))
     assert state.is_alive("甲") and not state.is_alive("壬")
     assert [(o.player, o.cause) for o in state.outs] == [("壬", "纯真")]
+
+
+# -- issue 15: identities as data, typed state, bot policy with the bots -------------------------
+_DECL_ROLES = dict(ROLES, 丙="死士", 丁="刺客")  # 长老/守卫 swapped for the two skills the bots ration
+
+
+def _day_one(roles: dict[str, str]) -> GameState:
+    state = new_game("chenji", NAMES, roles=roles, seed=3)
+    apply_in_place(state, Command(DIRECTOR, CLOSE_PHASE))  # 开局 settles: 第1天
+    assert state.phase.label == "第1天"
+    return state
+
+
+def test_roles_declare_holders_camps_lives_and_charges() -> None:
+    rs = find_ruleset("chenji")
+    holders = rs.skill_holders()
+    assert holders["tianyan"] == {"silent"} and holders["bite"] == {"white_wolf"} and "kill" not in holders
+    state = new_game("chenji", NAMES, roles=ROLES, seed=3)
+    assert state.chars["丙"].lives == 2 and state.chars["乙"].charges == {"spirit": 1, "antidote": 1, "poison": 1}
+    assert state.chars["寅"].camp == "wolf" and state.chars["卯"].camp == "white_wolf"  # 乱民, 白狼
+    assert rs.role_name("silent") == "沉寂的先知者"
+    with pytest.raises(IllegalCommand, match="甲不是吹笛者，不能发动<吹笛>"):
+        rs.skills["pipe"].check(state, Command("甲", "pipe", ("乙",)))
+
+
+def test_martyrdom_and_stab_are_every_legal_move_the_bots_ration_them() -> None:
+    from banshe.engine.view import legal_commands
+    from banshe.rulesets.chenji.bots import prune
+
+    state = _day_one(_DECL_ROLES)
+    martyr = [c for c in legal_commands(state, "丙") if c.skill == "martyrdom"]
+    stabs = {c.targets[0] for c in legal_commands(state, "丁") if c.skill == "stab"}
+    assert len(martyr) == 1  # 死节: 你也可选择在任意时间亮明身份并立即出局 — a player's page offers it
+    assert stabs == set(state.alive_names()) - {"丁"}  # 行刺: 刺杀一名其他角色
+    kept_martyr = kept_stab = 0
+    for _ in range(400):  # the bots' share depends on the position (the log's length)
+        state.log.append(state.log[-1])
+        kept_martyr += any(c.skill == "martyrdom" for c in prune(state, "丙", legal_commands(state, "丙")))
+        stab = [c for c in prune(state, "丁", legal_commands(state, "丁")) if c.skill == "stab"]
+        assert len(stab) <= 1
+        kept_stab += len(stab)
+    assert 0 < kept_martyr < 20 and 10 < kept_stab < 80
+
+
+def test_chenji_state_is_typed_copied_and_emptied_each_phase() -> None:
+    state = new_game("chenji", NAMES, roles=ROLES, seed=3)
+    apply_in_place(state, Command("酉", "arrow", ("甲", "乙")))
+    assert ext(state).arrow == ("甲", "乙")
+    apply_in_place(state, Command(DIRECTOR, CLOSE_PHASE))
+    data = ext(state)
+    assert data.lovers == ["甲", "乙"] and data.cupid == "酉" and data.killer == "巳" and data.arrow is None
+    copy = state.clone()
+    ext(copy).lovers.append("丙")
+    ext(copy).stats.piped.append("丙")
+    assert data.lovers == ["甲", "乙"] and data.stats.piped == []
+    assert replay(state).fingerprint() == state.fingerprint()

@@ -16,9 +16,12 @@ from banshe.engine.core import new_game as engine_new_game
 from banshe.engine.model import RulesetState
 from banshe.engine.ruleset import NO_TARGET, Role, Ruleset, SkillSpec
 from banshe.rulesets import CHENJI, PINMING, find_ruleset, new_game, resolve
+from banshe.rulesets.chenji.state import ChenjiState
 from banshe.rulesets.pinming.state import PinmingState, ext
 
 from .helpers import ROLES, SEATS, close, pinming, to_day
+
+SEATS_20 = [f"p{i}" for i in range(20)]
 
 
 def test_engine_imports_no_ruleset() -> None:
@@ -61,9 +64,11 @@ def test_pinming_state_is_typed_and_copied() -> None:
 
 
 def test_rulesets_without_typed_state_get_the_empty_one() -> None:
-    state = new_game("chenji", [f"p{i}" for i in range(20)], seed=1)
+    bare = Ruleset(id="bare", name="空白", roles=(Role("a", "甲", "x"),), skills={})
+    state = engine_new_game(bare, ["p0"], {"p0": "a"}, None, 1)
     assert type(state.ext) is RulesetState and state.ext.fingerprint() == "RulesetState()"
-    assert CHENJI.state_type is RulesetState
+    assert state.ext.reports() is None  # its night notices, if any, are `flags[report_key]`
+    assert CHENJI.state_type is ChenjiState and isinstance(new_game("chenji", SEATS_20, seed=1).ext, ChenjiState)
 
 
 def test_pinming_holders_and_charges_come_from_its_roles() -> None:
@@ -101,3 +106,24 @@ def test_a_declared_ruleset_is_checked() -> None:
     with pytest.raises(ValueError, match="duplicate role"):
         Ruleset(id="toy", name="玩具", roles=(Role("a", "甲", "x"), Role("a", "乙", "x")))
     assert find_ruleset("pinming").roles  # the built-in 品茗 declares its identities
+
+
+@pytest.mark.parametrize(("ruleset", "players"), [("pinming", 14), ("chenji", 20)])
+def test_a_night_that_ends_the_game_publishes_its_queued_notices(ruleset: str, players: int) -> None:
+    # issue 12 (最后一夜必须公示): the typed state's queue (`RulesetState.reports`) goes out with the result
+    from banshe.demo import DEMO_NAMES
+    from banshe.engine.events import ANNOUNCE
+    from banshe.sim.bots import play_random_game
+
+    published = 0
+    for seed in range(60):
+        state = play_random_game(ruleset, DEMO_NAMES[:players], seed)
+        queue = state.ext.reports()
+        assert queue is not None
+        if state.ended_in is None or state.ended_in.kind != "night":
+            continue
+        assert queue == []  # nothing left for a day that never comes
+        closing = [e.text for e in state.log if e.kind == ANNOUNCE and e.phase == state.ended_in.label]
+        # `第N夜出局：…。` (or `第N夜无人出局。`) and then the queued notices
+        published += any(t.startswith(state.ended_in.label) and t.partition("。")[2] for t in closing)
+    assert published > 0

@@ -1,4 +1,4 @@
-"""沉寂与取酒 heuristic (`sim/heuristic/chenji.py`) and effect counters (`sim/effects_chenji.py`).
+"""沉寂与取酒 bots (`rulesets/chenji/bots.py`) and effect counters (`rulesets/chenji/effects.py`).
 
 Key situations are played on a fixed deal: every seat is a heuristic agent, a few seats are
 scripted to set the scene, and the seat under test is asked with its own observation.
@@ -19,6 +19,8 @@ from banshe.engine.commands import ABSTAIN, CHANGE_VOTE, VOTE, Command
 from banshe.engine.events import ACCEPTED, ANNOUNCE
 from banshe.engine.model import NIGHT, START, GameState, Phase
 from banshe.rulesets import new_game
+from banshe.rulesets.chenji.bots import published_claims
+from banshe.rulesets.chenji.effects import chenji_effects
 from banshe.rulesets.chenji.rules import (
     ANTIDOTE,
     ARROW,
@@ -34,10 +36,8 @@ from banshe.rulesets.chenji.rules import (
     WOLF_GROUP,
 )
 from banshe.sim.agents import Observation, load_policy
-from banshe.sim.effects_chenji import chenji_effects
 from banshe.sim.env import GameEnv, play_game
 from banshe.sim.heuristic import HeuristicAgent
-from banshe.sim.heuristic.chenji import published_claims
 from banshe.sim.runner import game_seed, seat_names
 
 NAMES = list("甲乙丙丁戊己庚辛壬癸子丑寅卯辰巳午未申酉")

@@ -14,8 +14,8 @@ def day_opening(
     reports: list[str] | None = None,
 ) -> str:
     """每个游戏日白天开始时，公示前一天因投票出局角色名单、夜晚出局角色名单、当日警长 — plus the
-    night's queued notices: `reports` (a ruleset's typed list, emptied here), else
-    `state.flags[report_key]` (consumed here)."""
+    night's queued notices: `reports` (a ruleset's typed list, emptied here), else the typed
+    state's (`RulesetState.reports`), else `state.flags[report_key]` (consumed here)."""
     n = state.phase.number
     lines = [f"第{n}天讨论日开始。"]
     if n == 1:
@@ -26,11 +26,7 @@ def day_opening(
             lines.append("昨日投票出局：" + ("、".join(voted) if voted else "无") + "。")
         night = [o.player for o in state.outs if o.phase == Phase(NIGHT, n - 1)]
         lines.append("昨夜出局：" + "、".join(night) + "。" if night else no_night_outs)
-    if reports is not None:
-        lines.extend(reports)
-        reports.clear()
-    else:
-        lines.extend(state.flags.pop(report_key, []))
+    _queued(state, report_key, lines, reports)
     lines.append(f"当日警长：{state.sheriff}。" if state.sheriff else "当日警长：无。")
     return "".join(lines)
 
@@ -38,14 +34,21 @@ def day_opening(
 def night_close(state: GameState, report_key: str = "report") -> str:
     """The night that ends the game opens no day, so its outs (and the night's queued notices)
     go out with the result instead of at the next day's opening (issue 12: 最后一夜必须公示): the
-    ruleset's typed queue (`RulesetState.queued_reports`), else `state.flags[report_key]`."""
+    ruleset's typed queue (`RulesetState.reports`), else `state.flags[report_key]`."""
     night = [o.player for o in state.outs if o.phase == state.phase]
     label = state.phase.label
     lines = [f"{label}出局：" + "、".join(night) + "。" if night else f"{label}无人出局。"]
-    queued = state.ext.queued_reports()
-    if queued is None:
-        lines.extend(state.flags.pop(report_key, []))
-    else:
-        lines.extend(queued)
-        queued.clear()
+    _queued(state, report_key, lines)
     return "".join(lines)
+
+
+def _queued(state: GameState, report_key: str, lines: list[str], reports: list[str] | None = None) -> None:
+    """Move the night's queued notices onto `lines`: `reports`, else the typed state's
+    (`RulesetState.reports`), else `state.flags[report_key]`."""
+    if reports is None:
+        reports = state.ext.reports()
+    if reports is not None:
+        lines.extend(reports)
+        reports.clear()
+    else:
+        lines.extend(state.flags.pop(report_key, []))

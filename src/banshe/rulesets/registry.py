@@ -7,7 +7,10 @@ a string and resolve it here.
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 from collections.abc import Sequence
+from types import ModuleType
 from typing import Any
 
 from banshe.engine import core
@@ -45,6 +48,16 @@ def resolve(rules: Ruleset | str) -> Ruleset:
 
 def all_rulesets() -> list[Ruleset]:
     return list(_RULESETS.values())
+
+
+def ruleset_module(rules: Ruleset, name: str) -> ModuleType | None:
+    """The module `name` (`bots`, `effects`) of the package that declares `rules`, imported;
+    None when that package has none. Adapters find a ruleset's bots and effect counters here."""
+    package = type(rules).__module__.rpartition(".")[0]
+    full = f"{package}.{name}"
+    if not package or importlib.util.find_spec(full) is None:
+        return None
+    return importlib.import_module(full)
 
 
 def new_game(

@@ -29,7 +29,9 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from ..engine.commands import Command
 from ..engine.events import Event
-from ..engine.model import Phase
+from ..engine.model import GameState, Phase
+from ..engine.ruleset import Ruleset
+from ..rulesets.registry import ruleset_module
 
 if TYPE_CHECKING:
     from .env import GameEnv
@@ -98,6 +100,20 @@ class Agent(Protocol):
 
 
 AgentFactory = Callable[[str, str, str, random.Random], Agent]
+
+# (state, seat, its legal commands) -> the ones a bot considers
+Prune = Callable[[GameState, str, list[Command]], list[Command]]
+_PRUNES: dict[str, Prune | None] = {}
+
+
+def bot_prune(rules: Ruleset) -> Prune | None:
+    """The ruleset's `bots.prune`: what every bot leaves out of its legal commands (沉寂与取酒:
+    死节 but 1% of the time, 行刺 10% on one seat), or None. The env's observations and the
+    random bots use it; the engine's `legal_commands` (the service's pages) is every legal move."""
+    if rules.id not in _PRUNES:
+        found = getattr(ruleset_module(rules, "bots"), "prune", None)
+        _PRUNES[rules.id] = found
+    return _PRUNES[rules.id]
 
 
 class RandomAgent:

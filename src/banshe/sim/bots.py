@@ -24,6 +24,7 @@ from ..engine.model import DAY, NIGHT, GameState
 from ..engine.ruleset import Ruleset
 from ..engine.view import legal_commands
 from ..rulesets.registry import new_game
+from .agents import bot_prune
 
 # skills a random bot posts only rarely (they end games at once)
 _RARE = {"duel": 0.02, "surrender": 0.004, "slash": 1.0}
@@ -39,6 +40,9 @@ class RandomBot:
 
     def act(self, state: GameState) -> Command | None:
         options = legal_commands(state, self.name)
+        prune = bot_prune(state.rules)
+        if prune is not None:
+            options = prune(state, self.name, options)
         if not options:
             return None
         options = [c for c in options if c.skill not in _RARE or self.rng.random() < _RARE[c.skill]]

@@ -12,6 +12,7 @@ from collections import Counter
 
 from ..engine.events import ACCEPTED, ANNOUNCE, SHERIFF
 from ..engine.model import GameState
+from ..rulesets.registry import all_rulesets, ruleset_module
 from .stats import register_effects
 
 
@@ -71,8 +72,6 @@ def pinming_effects(state: GameState, effects: Counter[str]) -> None:
             effects["品茗\t装傻后存活到终局"] += 1
 
 
-# 沉寂与取酒 registers its counters in its own module, a ruleset package in its `effects.py`
-from ..rulesets import load_modules  # noqa: E402
-from . import effects_chenji  # noqa: E402,F401
-
-load_modules("effects")
+# a ruleset package registers its counters in its own `effects` module (沉寂与取酒, 感染)
+for _rs in all_rulesets():
+    ruleset_module(_rs, "effects")

@@ -28,7 +28,7 @@ from ..engine.model import DAY, NIGHT, GameState, Prompt
 from ..engine.ruleset import Ruleset
 from ..engine.view import legal_commands, view
 from ..rulesets.registry import new_game
-from .agents import Agent, AgentFactory, Observation
+from .agents import Agent, AgentFactory, Observation, bot_prune
 
 
 class GameEnv:
@@ -44,6 +44,7 @@ class GameEnv:
     ) -> None:
         self.state: GameState = new_game(ruleset, list(players), options=options, seed=seed)
         self.rs: Ruleset = self.state.rules
+        self.prune = bot_prune(self.rs)  # the ruleset's bots' share of the legal commands
         self.rng = random.Random(seed * 7919 + 17)  # the posting order, not the game's own RNG
         self.max_phases = max_phases
         self.phases = 0
@@ -122,6 +123,9 @@ class GameEnv:
     def _prepare(self, seat: str, prompt: Prompt | None) -> bool:
         st = self.state
         legal = legal_commands(st, seat)
+        prune = self.prune
+        if prune is not None:
+            legal = prune(st, seat, legal)
         if prompt is not None:
             legal = [c for c in legal if c.skill == prompt.skill]
         if not legal:

@@ -1,6 +1,6 @@
 """成就奖励: the seed's achievement tables computed from a finished game, then the coin settlement.
 
-Everything the engine saw is read from the state (its counters in `flags['stats']`, the outs,
+Everything the engine saw is read from the state (its counters in `ChenjiState.stats`, the outs,
 the final identities and camps). What only people know is recorded as inputs: 预想 (a
 player's expected 预言/指杀 result, posted at night), 身份表 (before 第4天), the director's
 扣分; the 评奖 votes after the game are passed in as `PostGame`.
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
 
 from banshe.engine.model import GameState
 
@@ -28,7 +27,6 @@ from .roles import (
     PRINCESS,
     PRIVILEGED,
     REBEL,
-    ROLE_NAMES,
     SEER,
     SILENT,
     SLANDERER,
@@ -37,6 +35,7 @@ from .roles import (
     WITCH,
     WOLF,
 )
+from .state import CheckRecord, KillRecord, ext
 
 # 1. 胜者为王 / 2. 虽败犹荣, by camp
 WIN_POINTS = {VILLAGE: 10, WOLF: 20, WHITE: 100, PIPERS: 100, LOVERS: 200}
@@ -95,27 +94,42 @@ def _longest_run(flags: list[bool]) -> int:
     return best
 
 
-def _matches(state: GameState, actor: str, entries: list[dict[str, Any]], outcome: str) -> list[bool]:
-    """For each of `actor`'s entries in order, whether a 预想 of that night and target matched."""
-    preds = state.flags.get("predictions", [])
+def _matches(state: GameState, actor: str, entries: list[tuple[int, str, str, str]]) -> list[bool]:
+    """For each of `actor`'s entries (night, skill, target, result) in order, whether a 预想 of
+    that night and target matched."""
+    preds = ext(state).predictions
     out = []
-    for e in entries:
+    for night, skill, target, result in entries:
         guesses = [
-            p["guess"]
-            for p in preds
-            if p["actor"] == actor
-            and p["night"] == e["night"]
-            and p["skill"] == e["skill"]
-            and p["target"] == e["target"]
+            p.guess for p in preds if p.actor == actor and p.night == night and p.skill == skill and p.target == target
         ]
-        out.append(bool(guesses) and guesses[-1] == e[outcome])
+        out.append(bool(guesses) and guesses[-1] == result)
     return out
+
+
+def _checked(checks: list[CheckRecord], actor: str, skill: str) -> list[tuple[int, str, str, str]]:
+    return [(e.night, e.skill, e.target, e.result) for e in checks if e.actor == actor and e.skill == skill]
+
+
+def _killed(state: GameState, kills: list[KillRecord], actor: str) -> list[tuple[int, str, str, str]]:
+    """`actor`'s 杀人/撕咬 with their outcome: 出局 when the target went out that night."""
+    return [
+        (
+            e.night,
+            e.skill,
+            e.target,
+            "出局" if any(o.player == e.target and o.phase.label == f"第{e.night}夜" for o in state.outs) else "未出局",
+        )
+        for e in kills
+        if e.actor == actor
+    ]
 
 
 def compute_awards(state: GameState, post: PostGame | None = None) -> list[Award]:
     """Every achievement the finished game earns, before 向下兼容."""
     post = post or PostGame()
-    s: dict[str, Any] = state.flags.get("stats", {})
+    data = ext(state)
+    s = data.stats
     chars = state.chars
     awards: list[Award] = []
 
@@ -142,7 +156,7 @@ def compute_awards(state: GameState, post: PostGame | None = None) -> list[Award
             give(nominee, "虽败犹荣", f"{CAMP_NAMES[camp]}失败，评奖投票过半", LOSS_POINTS[camp])
     # 3. 慧眼识人
     others = len(state.order) - 1
-    for n, sheet in state.flags.get("sheets", {}).items():
+    for n, sheet in data.sheets.items():
         correct = sum(1 for who, role in sheet.items() if who != n and chars[who].role == role)
         rate = correct / others if others else 0.0
         for need, pts in SHEET_TIERS:
@@ -150,99 +164,87 @@ def compute_awards(state: GameState, post: PostGame | None = None) -> list[Award
                 give(n, "慧眼识人", f"身份表正确率{rate:.0%}", pts)
                 break
     # 4. 鞠躬尽瘁 — 预言家/沉寂的先知者: 预言 results against 预想
-    checks = s.get("checks", [])
-    for actor in dict.fromkeys(e["actor"] for e in checks):
-        mine = [e for e in checks if e["actor"] == actor and e["skill"] == "check"]
-        ok = _matches(state, actor, mine, "result")
+    checks = s.checks
+    for actor in dict.fromkeys(e.actor for e in checks):
+        ok = _matches(state, actor, _checked(checks, actor, "check"))
         give(actor, "预言与预想相同", f"预言结果与预想相同{sum(ok)}次", _tier(TOTAL_MATCH, sum(ok)))
         run = _longest_run(ok)
         give(actor, "预言与预想相同", f"连续{run}次预言结果与预想相同", _tier(RUN_MATCH, run))
-        eye = [e for e in checks if e["actor"] == actor and e["skill"] == "tianyan"]
-        if any(_matches(state, actor, eye, "result")):
+        if any(_matches(state, actor, _checked(checks, actor, "tianyan"))):
             give(actor, "天眼", "发动【天眼】，反馈结果与预想相同", 5)
     witch = holder(WITCH)
-    if witch and s.get("poison_wolf"):
+    if witch and s.poison_wolf:
         give(witch, "女巫毒药", "【毒药】对象为狼人或吹笛者", 4)
-    if witch and s.get("antidote_privileged"):
+    if witch and s.antidote_privileged:
         give(witch, "女巫解药", "【解药】对象为特权身份", 8)
     elder = holder(ELDER)
-    if elder and s.get("elder_hit") and chars[elder].alive:
+    if elder and s.elder_hit and chars[elder].alive:
         give(elder, "长老", "被有效指杀且在游戏结束时存活", 10)
     guard = holder(GUARD)
     if guard:
         give(
             guard,
             "神圣之盾",
-            f"【神圣之盾】格挡{s.get('shield_blocks', 0)}次指杀",
-            _tier(BLOCKS, s.get("shield_blocks", 0)),
+            f"【神圣之盾】格挡{s.shield_blocks}次指杀",
+            _tier(BLOCKS, s.shield_blocks),
         )
         give(
             guard,
             "隔音之盾",
-            f"【隔音之盾】格挡{s.get('mute_blocks', 0)}次吹笛",
-            _tier(BLOCKS, s.get("mute_blocks", 0)),
+            f"【隔音之盾】格挡{s.mute_blocks}次吹笛",
+            _tier(BLOCKS, s.mute_blocks),
         )
     hunter = holder(HUNTER)
     if hunter and not chars[hunter].alive:
         give(hunter, "猎人出局", "在游戏结束时已出局", 2)
-    if hunter and s.get("hunter_hit"):
+    if hunter and s.hunter_hit:
         give(hunter, "最后一枪", "【最后一枪】击毙狼人或吹笛者", 5)
     idiot = holder(IDIOT)
     if idiot and not chars[idiot].marks.get("feign_count"):
         give(idiot, "白痴", "在游戏结束时未发动技能", 2)
     princess = holder(PRINCESS)
-    if princess and s.get("pure_privileged"):
+    if princess and s.pure_privileged:
         give(princess, "纯真", "成功发动【纯真】，代替特权身份出局", 10)
     slanderer = holder(SLANDERER)
     if slanderer:
-        hits = s.get("slander_hits", 0)
+        hits = s.slander_hits
         give(slanderer, "诽谤", f"【诽谤】使{hits}名非村民阵营角色出局", _tier(SLANDER_HITS, hits))
-    for n in s.get("killed_villagers", []):
+    for n in s.killed_villagers:
         if chars[n].role not in LISTED and chars[n].camp == VILLAGE:
             give(n, "夜晚指杀出局", "在游戏日夜晚由于指杀出局", 1)
-    for n in s.get("rebels_voted", []):
+    for n in s.rebels_voted:
         if chars[n].role == REBEL:
             give(n, "乱民", "在游戏日白天由于投票出局", 5)
-    kills = [
-        {
-            **e,
-            "outcome": "出局"
-            if any(o.player == e["target"] and o.phase.label == f"第{e['night']}夜" for o in state.outs)
-            else "未出局",
-        }
-        for e in s.get("kills", [])
-    ]
-    for actor in dict.fromkeys(e["actor"] for e in kills):
-        mine = [e for e in kills if e["actor"] == actor]
-        ok = _matches(state, actor, mine, "outcome")
+    for actor in dict.fromkeys(e.actor for e in s.kills):
+        ok = _matches(state, actor, _killed(state, s.kills, actor))
         give(actor, "指杀与预想相同", f"指杀结果与预想相同{sum(ok)}次", _tier(TOTAL_MATCH, sum(ok)))
         run = _longest_run(ok)
         give(actor, "指杀与预想相同", f"连续{run}次指杀结果与预想相同", _tier(RUN_MATCH, run))
     alpha = holder(ALPHA)
     if alpha:
-        if s.get("bloodline_saves"):
+        if s.bloodline_saves:
             give(alpha, "血统", "由于【血统】免于出局", 5)
         if chars[alpha].alive:
             give(alpha, "头狼结局", "在游戏结束时存活", 10)
-        elif not s.get("beheaded"):
+        elif not s.beheaded:
             give(alpha, "头狼结局", "在游戏结束时已出局且【枭首】未被触发", 7)
     nun = holder(NUN)
     if nun:
         give(
             nun,
             "救赎",
-            f"【救赎】格挡{s.get('redeem_blocks', 0)}次投票",
-            _tier(REDEEM_BLOCKS, s.get("redeem_blocks", 0)),
+            f"【救赎】格挡{s.redeem_blocks}次投票",
+            _tier(REDEEM_BLOCKS, s.redeem_blocks),
         )
-        give(nun, "卫道", f"【卫道】格挡{s.get('faith_blocks', 0)}次预言", _tier(BLOCKS, s.get("faith_blocks", 0)))
+        give(nun, "卫道", f"【卫道】格挡{s.faith_blocks}次预言", _tier(BLOCKS, s.faith_blocks))
     piper = holder(PIPER)
     if piper:
-        if s.get("heartbreak_effective"):
+        if s.heartbreak_effective:
             give(piper, "断肠", "【断肠】有效发动", 5)
-        if s.get("wither_effective"):
+        if s.wither_effective:
             give(piper, "摇落", "【摇落】有效发动", 20)
         dealt = state.flags.get("dealt_roles", {})
-        if chars[piper].alive and not any(dealt.get(t) in PRIVILEGED for t in s.get("piped", [])):
+        if chars[piper].alive and not any(dealt.get(t) in PRIVILEGED for t in s.piped):
             give(piper, "吹笛者存活", "未出局且所有【吹笛】对象中无特权身份", 30)
     # 5. 乐在其中
     participants = post.participants if post.participants is not None else set(post.award_votes)
@@ -292,6 +294,6 @@ def table(state: GameState, post: PostGame | None = None, total_coins: int | Non
     for n in state.order:
         mine = sorted((a for a in st.awards if a.player == n), key=lambda a: -a.points)
         detail = "；".join(f"{a.title}+{a.points}" for a in mine) or "无"
-        role = ROLE_NAMES.get(state.chars[n].role, state.chars[n].role)
+        role = state.rules.role_name(state.chars[n].role)
         lines.append(f"  {n}（{role}）：{st.points[n]}点，{st.coins[n]:.2f}金币 —— {detail}")
     return lines

@@ -1,4 +1,7 @@
-"""沉寂与取酒 V1.5 — identities, camps and the deal, as data (seed `000_b72e015fab06684e.txt`, 身份阵营)."""
+"""沉寂与取酒 V1.5 — identity ids, camps and the deal (seed `000_b72e015fab06684e.txt`, 身份阵营).
+
+The identities themselves (name, camp, lives, skills, charges) are `Role`s in `rules.py`'s `ROLES`.
+"""
 
 from __future__ import annotations
 
@@ -15,37 +18,13 @@ CITIZEN, REBEL = "citizen", "rebel"
 WHITE_WOLF, ALPHA, BLACK_WOLF, ENVOY, NUN = "white_wolf", "alpha", "black_wolf", "envoy", "nun"
 PIPER, CUPID = "piper", "cupid"
 
-ROLE_NAMES = {
-    SEER: "预言家",
-    WITCH: "女巫",
-    ELDER: "长老",
-    GUARD: "守卫",
-    HUNTER: "猎人",
-    IDIOT: "白痴",
-    SILENT: "沉寂的先知者",
-    MAGICIAN: "权力魔术师",
-    PRINCESS: "善良的小公主",
-    SLANDERER: "诽谤者",
-    SCAPEGOAT: "替罪羊",
-    CONFESSOR: "忏悔者",
-    MARTYR: "死士",
-    ASSASSIN: "刺客",
-    CITIZEN: "良民",
-    REBEL: "乱民",
-    WHITE_WOLF: "白狼",
-    ALPHA: "头狼",
-    BLACK_WOLF: "黑狼",
-    ENVOY: "狼使",
-    NUN: "修女",
-    PIPER: "吹笛者",
-    CUPID: "丘比特",
-}
 ROLE_ALIASES = {"爱神": CUPID, "使者": ENVOY, "吹笛": PIPER}
 
 PRIVILEGED = (SEER, WITCH, ELDER, GUARD)
 ORDINARY = (HUNTER, IDIOT, SILENT, MAGICIAN, PRINCESS, SLANDERER, SCAPEGOAT, CONFESSOR, MARTYR, ASSASSIN)
 WOLVES = (WHITE_WOLF, ALPHA, BLACK_WOLF, ENVOY, NUN)
 UNIQUE = (*PRIVILEGED, *ORDINARY, *WOLVES, PIPER, CUPID)
+ALL_ROLES = (*PRIVILEGED, *ORDINARY, CITIZEN, REBEL, *WOLVES, PIPER, CUPID)
 
 # camps
 VILLAGE, WOLF, WHITE, PIPERS, LOVERS = "village", "wolf", "white_wolf", "piper", "lovers"
@@ -59,20 +38,7 @@ CAMP_NAMES = {
 CAMP_ORDER = (VILLAGE, WOLF, WHITE, PIPERS, LOVERS)
 
 # 预言反馈 (the table's column)
-CHECK_RESULT = {**{r: "村民" for r in ROLE_NAMES}, **{w: "狼人" for w in WOLVES}, PIPER: "吹笛者"}
-
-
-def base_camp(role: str) -> str:
-    """所属阵营 at deal time (before 归群 and 私奔)."""
-    if role == REBEL:
-        return WOLF
-    if role == WHITE_WOLF:
-        return WHITE
-    if role in WOLVES:
-        return WOLF
-    if role == PIPER:
-        return PIPERS
-    return VILLAGE
+CHECK_RESULT = {**{r: "村民" for r in ALL_ROLES}, **{w: "狼人" for w in WOLVES}, PIPER: "吹笛者"}
 
 
 # 按照总角色为20人计算 …… 按照“良民-乱民-良民”的良民：乱民=2:1比例增添身份，最多不超过30名角色

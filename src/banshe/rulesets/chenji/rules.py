@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from banshe.engine.commands import Command, IllegalCommand
@@ -39,6 +39,7 @@ from banshe.engine.ruleset import (
     Condition,
     NightStage,
     OptionSpec,
+    Role,
     Ruleset,
     SkillSpec,
 )
@@ -71,7 +72,6 @@ from .roles import (
     PRIVILEGED,
     REBEL,
     ROLE_ALIASES,
-    ROLE_NAMES,
     SCAPEGOAT,
     SEER,
     SILENT,
@@ -83,9 +83,9 @@ from .roles import (
     WITCH,
     WOLF,
     WOLVES,
-    base_camp,
     deal,
 )
+from .state import CheckRecord, ChenjiState, KillRecord, Prediction, ext
 
 # skill ids
 ARROW, REJOIN, CHECK, TIANYAN, ANTIDOTE, POISON = "arrow", "rejoin", "check", "tianyan", "antidote", "poison"
@@ -137,7 +137,7 @@ def piped(c: Character) -> bool:
 
 
 def lovers(state: GameState) -> list[str]:
-    return list(state.flags.get("lovers", ()))
+    return list(ext(state).lovers)
 
 
 def vote_power(state: GameState, name: str) -> int:
@@ -148,20 +148,9 @@ def vote_power(state: GameState, name: str) -> int:
     return 2 if state.sheriff == name else 1
 
 
-def stats(state: GameState) -> dict[str, Any]:
-    """Counters the achievements read (成就奖励)."""
-    s: dict[str, Any] = state.flags.setdefault("stats", {})
-    return s
-
-
-def bump(state: GameState, key: str, by: int = 1) -> None:
-    s = stats(state)
-    s[key] = s.get(key, 0) + by
-
-
 def next_day(state: GameState, text: str) -> None:
     """FAQ 4 notices: posted when the next discussion day opens."""
-    state.flags.setdefault("next_day", []).append(text)
+    ext(state).next_day.append(text)
 
 
 def change_sheriff(state: GameState, name: str | None) -> None:
@@ -179,33 +168,38 @@ def report(state: GameState, text: str) -> None:
 
 
 def _once_per_target(state: GameState, skill: str, target: str, name: str) -> None:
-    used = state.flags.get("targeted", {}).get(skill, [])
+    used = ext(state).targeted.get(skill, [])
     if target in used:
         raise IllegalCommand(f"{target}已经成为过<{name}>的目标，每名角色整局只能成为该技能的目标一次")
 
 
 def _mark_target(state: GameState, skill: str, target: str) -> None:
-    state.flags.setdefault("targeted", {}).setdefault(skill, []).append(target)
+    ext(state).targeted.setdefault(skill, []).append(target)
 
 
 def _once_tonight(state: GameState, cmd: Command, name: str) -> None:
-    if (cmd.skill, cmd.actor) in state.acts.get("used", []):
+    if (cmd.skill, cmd.actor) in ext(state).used:
         raise IllegalCommand(f"{cmd.actor}今晚已经发动过<{name}>")
 
 
 def _record(state: GameState, cmd: Command) -> None:
-    """Remember tonight's submission: acts[skill] = (actor, target); arrival order in acts['order']."""
-    state.acts.setdefault("used", []).append((cmd.skill, cmd.actor))
-    state.acts[cmd.skill] = (cmd.actor, cmd.target)
-    state.acts.setdefault("order", []).append((cmd.skill, cmd.actor, cmd.target))
+    """Remember tonight's submission: tonight[skill] = (actor, target), in arrival order in `order`."""
+    data = ext(state)
+    target = cmd.targets[0]  # one target (the shape is checked)
+    data.used.append((cmd.skill, cmd.actor))
+    data.tonight[cmd.skill] = (cmd.actor, target)
+    data.order.append((cmd.skill, cmd.actor, target))
 
 
-def _need(state: GameState, cmd: Command, role: str, name: str) -> Character:
+def _need(state: GameState, cmd: Command) -> Character:
+    """The actor holds the skill: his identity lists it (`ROLES`) and he has not lost his skills."""
     c = state.char(cmd.actor)
-    if c.role != role:
-        raise IllegalCommand(f"{cmd.actor}不是{ROLE_NAMES[role]}，不能发动<{name}>")
+    holders = CHENJI.holders_table[cmd.skill]
+    if c.role not in holders:
+        who = "或".join(r.name for r in ROLES if r.id in holders)
+        raise IllegalCommand(f"{cmd.actor}不是{who}，不能发动<{CHENJI.skill_name(cmd.skill)}>")
     if c.skills_lost:
-        raise IllegalCommand(f"{cmd.actor}已失去技能，不能发动<{name}>")
+        raise IllegalCommand(f"{cmd.actor}已失去技能，不能发动<{CHENJI.skill_name(cmd.skill)}>")
     return c
 
 
@@ -222,47 +216,48 @@ def _other(cmd: Command, name: str) -> None:
 # -- 开局: 爱神之箭, 归群 ------------------------------------------------------------------------
 def check_arrow(state: GameState, cmd: Command) -> None:
     # 爱神之箭 — 游戏开始时，爱神须选择两名角色 (rulings: two distinct characters, itself allowed)
-    _need(state, cmd, CUPID, "爱神之箭")
-    if "arrow" in state.acts:
+    _need(state, cmd)
+    if ext(state).arrow is not None:
         raise IllegalCommand("爱神已经选择了情侣")
     if len(cmd.targets) != 2 or cmd.targets[0] == cmd.targets[1]:
         raise IllegalCommand("爱神之箭需要选择两名不同的角色")
 
 
 def apply_arrow(state: GameState, cmd: Command) -> None:
-    state.acts["arrow"] = (cmd.actor, list(cmd.targets))
+    ext(state).arrow = cmd.targets
 
 
 def check_rejoin(state: GameState, cmd: Command) -> None:
     # 归群 — 游戏开始时，你得知所有狼人名单，此时你可以选择加入狼队
-    _need(state, cmd, WHITE_WOLF, "归群")
-    if state.acts.get("rejoin"):
+    _need(state, cmd)
+    if ext(state).rejoin is not None:
         raise IllegalCommand("白狼已经选择归群")
 
 
 def apply_rejoin(state: GameState, cmd: Command) -> None:
-    state.acts["rejoin"] = cmd.actor
+    ext(state).rejoin = cmd.actor
 
 
 def settle_start(state: GameState) -> None:
     """归群, then 恋爱/私奔 (the lovers' camps, cupid follows), groups, camps in game."""
+    data = ext(state)
     for c in state.chars.values():
-        if c.role == WHITE_WOLF and state.acts.get("rejoin") == c.name:
+        if c.role == WHITE_WOLF and data.rejoin == c.name:
             c.camp = WOLF
             notice(state, c.name, "你已归群，阵营变为狼人阵营。")
     cupids = state.with_role(CUPID)
     if cupids:
         cupid = cupids[0].name
-        arrow = state.acts.get("arrow")
+        arrow = data.arrow
         if arrow is None:
             # 爱神须选择两名角色: no choice in time → the director draws (seeded, recorded)
             first = draw(state, "爱神之箭（第一名情侣）", list(state.order))
             second = draw(state, "爱神之箭（第二名情侣）", [n for n in state.order if n != first])
             pair = [str(first), str(second)]
         else:
-            pair = list(arrow[1])
-        state.flags["lovers"] = pair
-        state.flags["cupid"] = cupid
+            pair = list(arrow)
+        data.lovers = pair
+        data.cupid = cupid
         a, b = (state.char(n) for n in pair)
         # 私奔: same camp → stays; otherwise both leave their camps and form 情侣阵营
         camp = a.camp if a.camp == b.camp else LOVERS
@@ -280,9 +275,9 @@ def settle_start(state: GameState) -> None:
         if c.role == WHITE_WOLF:
             notice(state, c.name, "所有狼人：" + "、".join(n for n in state.order if is_wolf(state.char(n))))
     killers = [c.name for c in state.chars.values() if c.role == BLACK_WOLF]
-    state.flags["killer"] = killers[0] if killers else None
+    data.killer = killers[0] if killers else None
     holders = [c.name for c in state.chars.values() if c.role == SCAPEGOAT]
-    state.flags["scapegoat"] = holders[0] if holders else None
+    data.scapegoat = holders[0] if holders else None
     # camps are counted from the end of 开局 (after 私奔)
     state.camps_in_game = [camp for camp in CAMP_ORDER if any(c.camp == camp for c in state.chars.values())]
     for c in state.chars.values():
@@ -293,13 +288,13 @@ def settle_start(state: GameState) -> None:
 # -- night skills ------------------------------------------------------------------------------
 def check_check(state: GameState, cmd: Command) -> None:
     # 预言 — 游戏日夜晚，你可以选择一名角色查验其身份
-    _need(state, cmd, SEER, "预言")
+    _need(state, cmd)
     _once_tonight(state, cmd, "预言")
 
 
 def check_tianyan(state: GameState, cmd: Command) -> None:
     # 天眼<限定技> — 你获得技能【预言】，并失去技能【志继】 (rulings: one check)
-    c = _need(state, cmd, SILENT, "天眼")
+    c = _need(state, cmd)
     _need_charge(c, TIANYAN, "天眼")
 
 
@@ -314,9 +309,9 @@ def check_result(state: GameState, target: str) -> str:
     """预言反馈: the table's column; 情侣阵营 lovers and their cupid by the seed's note."""
     t = state.char(target)
     pair = lovers(state)
-    if t.camp == LOVERS and pair and (target in pair or target == state.flags.get("cupid")):
+    if t.camp == LOVERS and pair and (target in pair or target == ext(state).cupid):
         # 按情侣中非村民方角色反馈，若均为非村民方，按照被【预言】角色身份反馈
-        outsiders = [n for n in pair if base_camp(state.char(n).role) != VILLAGE]
+        outsiders = [n for n in pair if CHENJI.role_table[state.char(n).role].camp != VILLAGE]
         if len(outsiders) == 1:
             return CHECK_RESULT[state.char(outsiders[0]).role]
     return CHECK_RESULT[t.role]
@@ -324,14 +319,14 @@ def check_result(state: GameState, target: str) -> str:
 
 def check_shield(state: GameState, cmd: Command) -> None:
     # 守护之盾 — 每名角色整局游戏只能成为该技能的目标一次
-    _need(state, cmd, GUARD, "守护之盾")
+    _need(state, cmd)
     _once_tonight(state, cmd, "守护之盾")
     _once_per_target(state, SHIELD, cmd.targets[0], "守护之盾")
 
 
 def check_mute(state: GameState, cmd: Command) -> None:
     # 隔音之盾 — 每名角色整局游戏只能成为该技能的目标一次
-    _need(state, cmd, GUARD, "隔音之盾")
+    _need(state, cmd)
     _once_tonight(state, cmd, "隔音之盾")
     _once_per_target(state, MUTE, cmd.targets[0], "隔音之盾")
 
@@ -343,17 +338,17 @@ def apply_targeted_once(state: GameState, cmd: Command) -> None:
 
 def check_pipe(state: GameState, cmd: Command) -> None:
     # 吹笛 — 游戏日夜晚，吹笛可以选择一名角色; 曲尽: 可以放弃发动【吹笛】
-    _need(state, cmd, PIPER, "吹笛")
+    _need(state, cmd)
     _once_tonight(state, cmd, "吹笛")
-    if FINALE in state.acts:
+    if FINALE in ext(state).tonight:
         raise IllegalCommand("今晚已经发动曲尽，不能再吹笛")
 
 
 def check_finale(state: GameState, cmd: Command) -> None:
     # 曲尽 — 可以放弃发动【吹笛】，并选择一名癫狂状态的角色，使之进入假死状态
-    _need(state, cmd, PIPER, "曲尽")
+    _need(state, cmd)
     _once_tonight(state, cmd, "曲尽")
-    if PIPE in state.acts:
+    if PIPE in ext(state).tonight:
         raise IllegalCommand("今晚已经吹笛，不能再发动曲尽")
     t = state.char(cmd.targets[0])
     if MAD not in t.statuses or FAKE_DEATH in t.statuses:
@@ -362,7 +357,7 @@ def check_finale(state: GameState, cmd: Command) -> None:
 
 def check_heartbreak(state: GameState, cmd: Command) -> None:
     # 断肠<限定技> — 若该角色为普通身份，则该角色失去技能 (not 普通: accepted and spent)
-    c = _need(state, cmd, PIPER, "断肠")
+    c = _need(state, cmd)
     _need_charge(c, HEARTBREAK, "断肠")
 
 
@@ -371,13 +366,13 @@ def apply_heartbreak(state: GameState, cmd: Command) -> None:
     apply_spend(state, cmd)
     broken = state.char(cmd.targets[0])
     if broken.role in ORDINARY and not broken.skills_lost:
-        bump(state, "heartbreak_effective")
+        ext(state).stats.heartbreak_effective += 1
         lose_skills(state, [broken.name])
 
 
 def check_wither(state: GameState, cmd: Command) -> None:
     # 摇落<限定技> — 若该角色为普通身份，则该角色当晚发动的技能无效
-    c = _need(state, cmd, PIPER, "摇落")
+    c = _need(state, cmd)
     _need_charge(c, WITHER, "摇落")
 
 
@@ -391,27 +386,27 @@ def apply_spend(state: GameState, cmd: Command) -> None:
 
 def check_faith(state: GameState, cmd: Command) -> None:
     # 卫道 — 使其免疫技能【预言】; 每名角色整局游戏只能成为该技能的目标一次
-    _need(state, cmd, NUN, "卫道")
+    _need(state, cmd)
     _once_tonight(state, cmd, "卫道")
     _once_per_target(state, GUARD_FAITH, cmd.targets[0], "卫道")
 
 
 def check_redeem(state: GameState, cmd: Command) -> None:
     # 救赎 — 使其次日白天免于被票出局; 每名角色整局游戏只能成为该技能的目标一次
-    _need(state, cmd, NUN, "救赎")
+    _need(state, cmd)
     _once_tonight(state, cmd, "救赎")
     _once_per_target(state, REDEEM, cmd.targets[0], "救赎")
 
 
 def check_power(state: GameState, cmd: Command) -> None:
     # 弄权<限定技> — 将警长移交给该角色
-    c = _need(state, cmd, MAGICIAN, "弄权")
+    c = _need(state, cmd)
     _need_charge(c, POWER, "弄权")
 
 
 def check_slander(state: GameState, cmd: Command) -> None:
     # 诽谤 — 游戏日夜晚，你可以选择一名角色
-    _need(state, cmd, SLANDERER, "诽谤")
+    _need(state, cmd)
     _once_tonight(state, cmd, "诽谤")
 
 
@@ -421,9 +416,10 @@ def apply_record(state: GameState, cmd: Command) -> None:
 
 def killer_of(state: GameState) -> list[str]:
     """Who may post 杀人 now: the holder, or after 遗志 either alive lover."""
-    if state.flags.get("lovers_kill"):
-        return [n for n in lovers(state) if state.is_alive(n)]
-    holder = state.flags.get("killer")
+    data = ext(state)
+    if data.lovers_kill:
+        return [n for n in data.lovers if state.is_alive(n)]
+    holder = data.killer
     return [holder] if holder and state.is_alive(holder) else []
 
 
@@ -431,7 +427,7 @@ def check_kill(state: GameState, cmd: Command) -> None:
     # 杀人 — 游戏日夜晚，黑狼可选择一名角色指杀 (or its heir; after 遗志 the lovers, one a night)
     if cmd.actor not in killer_of(state):
         raise IllegalCommand(f"{cmd.actor}没有<杀人>技能")
-    if KILL in state.acts:
+    if KILL in ext(state).tonight:
         raise IllegalCommand("今晚已经指杀过了")
 
 
@@ -441,18 +437,18 @@ def _pair_of(state: GameState) -> int:
 
 def check_bite(state: GameState, cmd: Command) -> None:
     # 撕咬 — 游戏日每两晚中（1-2晚、3-4晚以此类推）选择一晚
-    _need(state, cmd, WHITE_WOLF, "撕咬")
-    if _pair_of(state) in state.flags.get("bitten_pairs", []):
+    _need(state, cmd)
+    if _pair_of(state) in ext(state).bitten_pairs:
         raise IllegalCommand("每两晚只能撕咬一次，本轮已经撕咬过了")
 
 
 def apply_bite(state: GameState, cmd: Command) -> None:
-    state.flags.setdefault("bitten_pairs", []).append(_pair_of(state))
+    ext(state).bitten_pairs.append(_pair_of(state))
     _record(state, cmd)
 
 
 def _witch_check(state: GameState, cmd: Command, skill: str, name: str) -> None:
-    c = _need(state, cmd, WITCH, name)
+    c = _need(state, cmd)
     _need_charge(c, skill, name)
     _other(cmd, name)  # 选择一名其他角色 (解药不能对自己使用, FAQ 2)
 
@@ -469,7 +465,7 @@ def check_poison(state: GameState, cmd: Command) -> None:
 
 def check_pure(state: GameState, cmd: Command) -> None:
     # 纯真<限定技> — 代替当晚被狼人指杀的角色出局
-    c = _need(state, cmd, PRINCESS, "纯真")
+    c = _need(state, cmd)
     _need_charge(c, PURE, "纯真")
     _other(cmd, "纯真")
     # 若当晚无人出局，则不产生任何效果: the 小公主 is not told tonight's 指杀 targets (only the
@@ -479,7 +475,7 @@ def check_pure(state: GameState, cmd: Command) -> None:
 # -- day skills --------------------------------------------------------------------------------
 def check_confess(state: GameState, cmd: Command) -> None:
     # 忏悔<限定技> — 游戏日白天，将自己的身份亮给任意其他角色查看
-    c = _need(state, cmd, CONFESSOR, "忏悔")
+    c = _need(state, cmd)
     _need_charge(c, CONFESS, "忏悔")
     _other(cmd, "忏悔")
 
@@ -492,7 +488,7 @@ def apply_confess(state: GameState, cmd: Command) -> None:
 
 def check_martyrdom(state: GameState, cmd: Command) -> None:
     # 死节 — 你也可选择在任意时间亮明身份并立即出局
-    _need(state, cmd, MARTYR, "死节")
+    _need(state, cmd)
 
 
 def apply_martyrdom(state: GameState, cmd: Command) -> None:
@@ -501,7 +497,7 @@ def apply_martyrdom(state: GameState, cmd: Command) -> None:
 
 def check_stab(state: GameState, cmd: Command) -> None:
     # 行刺<限定技> — 游戏日白天，刺杀一名其他角色
-    c = _need(state, cmd, ASSASSIN, "行刺")
+    c = _need(state, cmd)
     _need_charge(c, STAB, "行刺")
     _other(cmd, "行刺")
 
@@ -521,13 +517,13 @@ def apply_stab(state: GameState, cmd: Command) -> None:
 
 
 def not_envoy(state: GameState, cmd: Command) -> bool:
-    """`legal_commands`' quick test: not the 狼使, which `_need` refuses first."""
-    return state.char(cmd.actor).role != ENVOY
+    """`legal_commands`' quick test: not a holder of 出使, which `_need` refuses first."""
+    return state.char(cmd.actor).role not in CHENJI.holders_table[MISSION]
 
 
 def check_mission(state: GameState, cmd: Command) -> None:
     # 出使<限定技> — 通过导演向吹笛者发送一条信息，次日白天公示，但不公示内容
-    c = _need(state, cmd, ENVOY, "出使")
+    c = _need(state, cmd)
     _need_charge(c, MISSION, "出使")
 
 
@@ -544,14 +540,14 @@ AWARD = "award"
 
 def check_award(state: GameState, cmd: Command) -> None:
     # 虽败犹荣 — 失败阵营中获得评奖投票过半者; each character votes once, for another character
-    if cmd.actor in state.flags.get("award_votes", {}):
+    if cmd.actor in ext(state).award_votes:
         raise IllegalCommand(f"{cmd.actor}已经投过评奖票")
     if cmd.target == cmd.actor:
         raise IllegalCommand("评奖不能投给自己")
 
 
 def apply_award(state: GameState, cmd: Command) -> None:
-    state.flags.setdefault("award_votes", {})[cmd.actor] = cmd.target
+    ext(state).award_votes[cmd.actor] = cmd.targets[0]
 
 
 # -- records the director keeps for the achievements (预想, 身份表) --------------------------------
@@ -582,16 +578,9 @@ def check_predict(state: GameState, cmd: Command) -> None:
 
 def apply_predict(state: GameState, cmd: Command) -> None:
     skill, target, result = _parse_prediction(state, cmd)
-    state.flags.setdefault("predictions", []).append(
-        {
-            # 开局 and 第N天 look ahead to the coming night (第1夜 / 第N夜); 第N夜 to itself
-            "night": max(1, state.phase.number),
-            "actor": cmd.actor,
-            "skill": PREDICTABLE[skill],
-            "target": target,
-            "guess": result,
-        }
-    )
+    # 开局 and 第N天 look ahead to the coming night (第1夜 / 第N夜); 第N夜 to itself
+    night = max(1, state.phase.number)
+    ext(state).predictions.append(Prediction(night, cmd.actor, PREDICTABLE[skill], target, result))
 
 
 def _parse_sheet(state: GameState, cmd: Command) -> dict[str, str]:
@@ -624,34 +613,33 @@ def check_sheet(state: GameState, cmd: Command) -> None:
 
 
 def apply_sheet(state: GameState, cmd: Command) -> None:
-    state.flags.setdefault("sheets", {})[cmd.actor] = _parse_sheet(state, cmd)
+    ext(state).sheets[cmd.actor] = _parse_sheet(state, cmd)
 
 
 # -- night settlement --------------------------------------------------------------------------
 def on_stage_closed(state: GameState, stage: int) -> None:
     stage_id = NIGHT_STAGES[stage].id
     if stage_id == "2215":
+        data = ext(state)
         voided = _withered(state)
-        faith = state.acts.get(GUARD_FAITH, (None, None))[1]
+        faith = data.tonight.get(GUARD_FAITH, (None, None))[1]
         for skill in (CHECK, TIANYAN):
-            if skill not in state.acts:
+            if skill not in data.tonight:
                 continue
-            actor, target = state.acts[skill]
+            actor, target = data.tonight[skill]
             if skill == TIANYAN and actor == voided:
                 continue  # 摇落: 天眼 voided
             if target == faith:
                 result = "免疫"  # 卫道
-                bump(state, "faith_blocks")
+                data.stats.faith_blocks += 1
             else:
                 result = check_result(state, target)
             feedback(state, actor, "预言", target, result, f"你预言了{target}：{result}。")
-            stats(state).setdefault("checks", []).append(
-                {"night": state.phase.number, "actor": actor, "skill": skill, "target": target, "result": result}
-            )
+            data.stats.checks.append(CheckRecord(state.phase.number, actor, skill, target, result))
         # 通灵<锁定技> — 会得知当晚被指杀的目标 (every 杀人/撕咬 target, guarded or not)
         for witch in state.with_role(WITCH):
             if witch.alive and witch.has_charge(SPIRIT):
-                targets = list(dict.fromkeys(t for s, _a, t in state.acts.get("order", []) if s in (KILL, BITE)))
+                targets = list(dict.fromkeys(t for s, _a, t in data.order if s in (KILL, BITE)))
                 feedback(
                     state,
                     witch.name,
@@ -664,15 +652,16 @@ def on_stage_closed(state: GameState, stage: int) -> None:
 
 def _withered(state: GameState) -> str | None:
     """The 普通身份 whose skills of tonight 摇落 voids, if any."""
-    if WITHER not in state.acts:
+    entry = ext(state).tonight.get(WITHER)
+    if entry is None:
         return None
-    target = state.acts[WITHER][1]
+    target = entry[1]
     return target if state.char(target).role in ORDINARY else None
 
 
 def _valid(state: GameState, skill: str) -> tuple[str, str] | None:
     """Tonight's submission of `skill` unless 摇落 voided it."""
-    entry = state.acts.get(skill)
+    entry = ext(state).tonight.get(skill)
     if entry is None:
         return None
     actor, target = entry
@@ -683,32 +672,32 @@ def _valid(state: GameState, skill: str) -> tuple[str, str] | None:
 
 def settle_night(state: GameState) -> None:
     """Rulings' order: 守护之盾 → 指杀 → (女巫 not out) 解药 → 纯真 → 毒药 → 濒死 out → 吹笛/曲尽."""
-    if WITHER in state.acts and _withered(state):
-        bump(state, "wither_effective")
+    data = ext(state)
+    tonight = data.tonight
+    if WITHER in tonight and _withered(state):
+        data.stats.wither_effective += 1
     power = _valid(state, POWER)
     if power:
         change_sheriff(state, power[1])
         next_day(state, "警长替换")
-    shielded = state.acts.get(SHIELD, (None, None))[1]
+    shielded = tonight.get(SHIELD, (None, None))[1]
     dying: list[str] = []
-    for skill, actor, target in state.acts.get("order", []):
+    for skill, actor, target in data.order:
         if skill not in (KILL, BITE):
             continue
         if skill == KILL and actor == _withered(state):
             continue
-        stats(state).setdefault("kills", []).append(
-            {"night": state.phase.number, "actor": actor, "skill": skill, "target": target}
-        )
+        data.stats.kills.append(KillRecord(state.phase.number, actor, skill, target))
         t = state.char(target)
         if not t.alive:
             continue
         if target == shielded:
-            bump(state, "shield_blocks")
+            data.stats.shield_blocks += 1
             continue
         if t.lives > 0:
             t.lives -= 1
             if t.role == ELDER:
-                stats(state)["elder_hit"] = True
+                data.stats.elder_hit = True
             if t.lives == 0:
                 t.statuses.add(DYING)
                 t.marks["dying_cause"] = "杀人" if skill == KILL else "撕咬"
@@ -720,15 +709,15 @@ def settle_night(state: GameState) -> None:
     if witch is not None and witch.alive:
         saved_by_pure = pure is not None and pure[1] == witch.name
         witch_works = DYING not in witch.statuses or saved_by_pure
-    if witch_works and ANTIDOTE in state.acts:
-        saved = state.char(state.acts[ANTIDOTE][1])
+    if witch_works and ANTIDOTE in tonight:
+        saved = state.char(tonight[ANTIDOTE][1])
         if saved.alive:
             saved.lives = min(saved.lives + 1, 2 if saved.role == ELDER else 1)
             if saved.lives > 0 and DYING in saved.statuses:
                 saved.statuses.discard(DYING)
                 dying.remove(saved.name)
             if saved.role in PRIVILEGED:
-                stats(state)["antidote_privileged"] = True
+                data.stats.antidote_privileged = True
     if pure:
         princess, target = pure
         t = state.char(target)
@@ -742,44 +731,44 @@ def settle_night(state: GameState) -> None:
                 p.marks["dying_cause"] = "纯真"
                 dying.append(princess)
             if t.role in PRIVILEGED:
-                stats(state)["pure_privileged"] = True
-    if witch_works and POISON in state.acts:
-        target = state.acts[POISON][1]
+                data.stats.pure_privileged = True
+    if witch_works and POISON in tonight:
+        target = tonight[POISON][1]
         if state.is_alive(target):
             if target in dying:
                 dying.remove(target)
             state.char(target).statuses.discard(DYING)
             if state.char(target).role in WOLVES or state.char(target).role == PIPER:
-                stats(state)["poison_wolf"] = True
+                data.stats.poison_wolf = True
             put_out(state, target, "毒药")
     for name in dying:
         c = state.char(name)
         c.statuses.discard(DYING)
         if c.alive:
             if c.marks.get("dying_cause") in KILL_CAUSES and c.camp == VILLAGE:
-                stats(state).setdefault("killed_villagers", []).append(name)
+                data.stats.killed_villagers.append(name)
             put_out(state, name, c.marks.pop("dying_cause", "杀人"))
     # 吹笛 / 曲尽 settle even if the 吹笛者 went out tonight
-    if PIPE in state.acts:
-        actor, target = state.acts[PIPE]
+    if PIPE in tonight:
+        actor, target = tonight[PIPE]
         t = state.char(target)
-        muted = state.acts.get(MUTE, (None, None))[1]
-        stats(state).setdefault("piped", []).append(target)
+        muted = tonight.get(MUTE, (None, None))[1]
+        data.stats.piped.append(target)
         if target == muted:
-            bump(state, "mute_blocks")
+            data.stats.mute_blocks += 1
         elif t.alive and not piped(t):
             t.statuses.add(MAD)
             check_outcome(state)
-    if FINALE in state.acts:
-        t = state.char(state.acts[FINALE][1])
+    if FINALE in tonight:
+        t = state.char(tonight[FINALE][1])
         if t.alive and MAD in t.statuses:
             t.statuses.discard(MAD)
             t.statuses.add(FAKE_DEATH)
             check_outcome(state)
     slander = _valid(state, SLANDER)
-    state.flags["slandered"] = (state.phase.number + 1, slander[1]) if slander else None
-    redeem = state.acts.get(REDEEM)
-    state.flags["redeemed"] = (state.phase.number + 1, redeem[1]) if redeem else None
+    data.slandered = (state.phase.number + 1, slander[1]) if slander else None
+    redeem = tonight.get(REDEEM)
+    data.redeemed = (state.phase.number + 1, redeem[1]) if redeem else None
 
 
 def lose_skills(state: GameState, names: list[str]) -> None:
@@ -821,7 +810,7 @@ def on_out(state: GameState, name: str, cause: str) -> None:
             lose_skills(state, [x.name for x in state.chars.values() if x.role in ORDINARY and not x.skills_lost])
     if c.role == ALPHA and cause in ("毒药", "最后一枪"):
         # 枭首<锁定技> — 使者、修女失去技能
-        stats(state)["beheaded"] = True
+        ext(state).stats.beheaded = True
         lose_skills(state, [x.name for x in state.chars.values() if x.role in (ENVOY, NUN)])
     if c.role == PIPER:
         next_day(state, "吹笛者出局！")
@@ -831,9 +820,10 @@ def on_out(state: GameState, name: str, cause: str) -> None:
         push_prompt(state, Prompt(name, SHOOT, "你可以选择一名其他角色开枪。"))
     if state.sheriff == name:
         push_prompt(state, Prompt(name, SUCCEED, "请选择一名未出局的角色继任警长。"))
-    if cause == "冤死" and state.flags.get("scapegoat") == name:
+    data = ext(state)
+    if cause == "冤死" and data.scapegoat == name:
         _ask_heir(state, name, "scapegoat", "请指认一名良民获得【冤死】。")
-    if state.flags.get("killer") == name and not state.flags.get("lovers_kill"):
+    if data.killer == name and not data.lovers_kill:
         _ask_heir(state, name, "killer", "请指认一名狼人获得【杀人】。")
 
 
@@ -847,7 +837,7 @@ def _ask_heir(state: GameState, name: str, kind: str, text: str) -> None:
 
 def _revenge(state: GameState, cause: str) -> None:
     """复仇<锁定技>: lovers dead by 投票/毒药/最后一枪 (冤死 counts as 票死) → 乱民; 杀人/撕咬 → 良民."""
-    cupid = state.flags.get("cupid")
+    cupid = ext(state).cupid
     if not cupid or not state.is_alive(cupid) or state.char(cupid).role != CUPID:
         return
     if cause in ("投票", "冤死", "毒药", "最后一枪"):
@@ -859,7 +849,7 @@ def _revenge(state: GameState, cause: str) -> None:
     c = state.char(cupid)
     c.role = role
     set_camp(state, cupid, camp)
-    notice(state, cupid, f"情侣出局，你的身份变为{ROLE_NAMES[role]}（{CAMP_NAMES[camp]}）。", camp=camp)
+    notice(state, cupid, f"情侣出局，你的身份变为{CHENJI.role_name(role)}（{CAMP_NAMES[camp]}）。", camp=camp)
 
 
 def _heir_candidates(state: GameState, kind: str, dead: str) -> list[str]:
@@ -894,11 +884,11 @@ def _default_heir(state: GameState, kind: str, dead: str) -> None:
 
 def _set_heir(state: GameState, kind: str, heir: str | None) -> None:
     if kind == "scapegoat":
-        state.flags["scapegoat"] = heir
+        ext(state).scapegoat = heir
         if heir:
             notice(state, heir, "你获得了【冤死】。")
     else:
-        state.flags["killer"] = heir
+        ext(state).killer = heir
         if heir:
             notice(state, heir, "你获得了【杀人】。")
 
@@ -928,7 +918,7 @@ def answer_prompt(state: GameState, prompt: Prompt, cmd: Command) -> None:
         target = cmd.targets[0]
         state.char(cmd.actor).spend(SHOOT)
         if state.char(target).role in WOLVES or state.char(target).role == PIPER:
-            stats(state)["hunter_hit"] = True
+            ext(state).stats.hunter_hit = True
         put_out(state, target, "最后一枪")
     elif prompt.skill == SUCCEED:
         change_sheriff(state, cmd.targets[0])
@@ -963,10 +953,11 @@ def _feign(state: GameState, name: str) -> None:
 
 def _vote_out(state: GameState, name: str) -> None:
     announce(state, f"{name}被投票出局。")
+    data = ext(state)
     if state.char(name).role == REBEL:
-        stats(state).setdefault("rebels_voted", []).append(name)
-    if state.acts.get("slander_hit") == name:
-        bump(state, "slander_hits")  # 由于发动【诽谤】技能，使得一本不该出局的非村民阵营角色出局
+        data.stats.rebels_voted.append(name)
+    if data.slander_hit == name:
+        data.stats.slander_hits += 1  # 由于发动【诽谤】技能，使得一本不该出局的非村民阵营角色出局
     put_out(state, name, "投票")
 
 
@@ -990,7 +981,7 @@ def vote_counts(state: GameState, slander: bool = True, bloodline: bool = True) 
     """FAQ 3: votes (警长 2, 装傻后的白痴 0), 诽谤 target +2, 头狼 -2 from day 2."""
     counts = tally(state, CHENJI)
     day = state.phase.number
-    slandered = state.flags.get("slandered")
+    slandered = ext(state).slandered
     if slander and slandered and slandered[0] == day and vote_target_ok(state, slandered[1]):
         counts[slandered[1]] = counts.get(slandered[1], 0.0) + 2
     if bloodline and day >= 2:
@@ -1010,22 +1001,23 @@ def resolve_vote(state: GameState) -> None:
     counts = vote_counts(state)
     top = top_of(counts)
     day = state.phase.number
-    redeemed = state.flags.get("redeemed")
+    data = ext(state)
+    redeemed = data.redeemed
     redeem_target = redeemed[1] if redeemed and redeemed[0] == day else None
     # achievements: who would have gone out without 诽谤 / 血统
     plain = _single_top(vote_counts(state, slander=False))
     no_blood = _single_top(vote_counts(state, bloodline=False))
     if no_blood is not None and state.char(no_blood).role == ALPHA and top != [no_blood]:
-        bump(state, "bloodline_saves")
+        data.stats.bloodline_saves += 1
     if len(top) == 1:
         target = top[0]
         c = state.char(target)
         if target == redeem_target:
-            bump(state, "redeem_blocks")
+            data.stats.redeem_blocks += 1
             announce(state, f"{state.phase.label}投票结束，无人出局。")
             return
         if plain != target and c.camp != VILLAGE:
-            state.acts["slander_hit"] = target
+            data.slander_hit = target
         if c.role == IDIOT and not c.skills_lost:
             announce(state, f"{state.phase.label}投票结束。")
             push_prompt(state, Prompt(target, FEIGN, "你即将因投票出局，是否发动装傻？"))
@@ -1033,7 +1025,7 @@ def resolve_vote(state: GameState) -> None:
         announce(state, f"{state.phase.label}投票结束。")
         _vote_out(state, target)
         return
-    holder = state.flags.get("scapegoat")
+    holder = data.scapegoat
     if len(top) > 1 and holder and state.is_alive(holder) and not _goat_lost(state, holder):
         # 冤死<锁定技> — 若同时有两名或以上角色的票数同时为最高，则你代替高票者出局，并公示
         announce(state, f"{state.phase.label}投票结束，{holder}出局。替罪羊出局！")  # 半公开计票: no tally
@@ -1194,17 +1186,38 @@ SKILLS = {
     )
 }
 
-INITIAL_CHARGES: dict[str, dict[str, int]] = {
-    WITCH: {SPIRIT: 1, ANTIDOTE: 1, POISON: 1},
-    HUNTER: {SHOOT: 1},
-    SILENT: {ZHIJI: 1, TIANYAN: 1},
-    MAGICIAN: {POWER: 1},
-    PRINCESS: {PURE: 1},
-    CONFESSOR: {CONFESS: 1},
-    ASSASSIN: {STAB: 1},
-    ENVOY: {MISSION: 1},
-    PIPER: {HEARTBREAK: 1, WITHER: 1},
-}
+# 身份阵营: each identity once — its name, starting camp (所属阵营), lives (生命上限), the skills it
+# posts and the uses of its <限定技> (通灵, 志继: <锁定技>/<觉醒技> it can lose, held as one charge).
+# 杀人 is no identity's: the 黑狼 holds it, then its heir, then the lovers (`killer_of`).
+ROLES = (
+    Role(SEER, "预言家", VILLAGE, skills=(CHECK,)),  # 预言
+    # 通灵<锁定技>, 解药<限定技> (同时你失去【通灵】), 毒药<限定技>
+    Role(WITCH, "女巫", VILLAGE, skills=(ANTIDOTE, POISON), charges=((SPIRIT, 1), (ANTIDOTE, 1), (POISON, 1))),
+    Role(ELDER, "长老", VILLAGE, lives=2),  # 生命上限 2/2; 威信<锁定技>
+    Role(GUARD, "守卫", VILLAGE, skills=(SHIELD, MUTE)),  # 守护之盾, 隔音之盾
+    Role(HUNTER, "猎人", VILLAGE, skills=(SHOOT,), charges=((SHOOT, 1),)),  # 最后一枪<限定技>
+    Role(IDIOT, "白痴", VILLAGE, skills=(FEIGN,)),  # 装傻
+    # 志继<觉醒技>, 天眼<限定技> (失去技能【志继】)
+    Role(SILENT, "沉寂的先知者", VILLAGE, skills=(TIANYAN,), charges=((ZHIJI, 1), (TIANYAN, 1))),
+    Role(MAGICIAN, "权力魔术师", VILLAGE, skills=(POWER,), charges=((POWER, 1),)),  # 弄权<限定技>
+    Role(PRINCESS, "善良的小公主", VILLAGE, skills=(PURE,), charges=((PURE, 1),)),  # 纯真<限定技>
+    Role(SLANDERER, "诽谤者", VILLAGE, skills=(SLANDER,)),  # 诽谤
+    Role(SCAPEGOAT, "替罪羊", VILLAGE),  # 冤死<锁定技>
+    Role(CONFESSOR, "忏悔者", VILLAGE, skills=(CONFESS,), charges=((CONFESS, 1),)),  # 忏悔<限定技>
+    Role(MARTYR, "死士", VILLAGE, skills=(MARTYRDOM,)),  # 死节
+    Role(ASSASSIN, "刺客", VILLAGE, skills=(STAB,), charges=((STAB, 1),)),  # 行刺<限定技>
+    Role(CITIZEN, "良民", VILLAGE),
+    Role(REBEL, "乱民", WOLF),  # 乱民属于狼人阵营，不与狼人互知
+    Role(WHITE_WOLF, "白狼", WHITE, skills=(REJOIN, BITE)),  # 归群, 撕咬
+    Role(ALPHA, "头狼", WOLF),  # 血统<锁定技>, 枭首<锁定技>
+    Role(BLACK_WOLF, "黑狼", WOLF),  # 杀人 (`killer_of`)
+    Role(ENVOY, "狼使", WOLF, skills=(MISSION,), charges=((MISSION, 1),)),  # 出使<限定技>
+    Role(NUN, "修女", WOLF, skills=(GUARD_FAITH, REDEEM)),  # 卫道, 救赎
+    # 吹笛, 断肠<限定技>, 摇落<限定技>, 曲尽
+    Role(PIPER, "吹笛者", PIPERS, skills=(PIPE, HEARTBREAK, WITHER, FINALE), charges=((HEARTBREAK, 1), (WITHER, 1))),
+    Role(CUPID, "丘比特", VILLAGE, skills=(ARROW,)),  # 爱神之箭
+)
+ROLE_NAMES = {r.id: r.name for r in ROLES}
 
 
 class Chenji(Ruleset):
@@ -1220,10 +1233,8 @@ class Chenji(Ruleset):
                 raise ValueError(f"沉寂与取酒最多只能有一名{ROLE_NAMES[role]}")
 
     def setup(self, state: GameState) -> None:
+        # camps, lives and charges come from `ROLES` (new_game)
         for c in state.chars.values():
-            c.camp = base_camp(c.role)
-            c.lives = 2 if c.role == ELDER else 1  # 生命上限: 长老 2/2
-            c.charges.update(INITIAL_CHARGES.get(c.role, {}))
             notice(state, c.name, f"你的身份是{ROLE_NAMES[c.role]}。", role=ROLE_NAMES[c.role])
         state.camps_in_game = []
 
@@ -1233,7 +1244,9 @@ class Chenji(Ruleset):
             return
         announce(
             state,
-            day_opening(state, "今天投票选举警长，不会有人因投票出局。", "next_day", False, "昨夜没有角色出局。"),
+            day_opening(
+                state, "今天投票选举警长，不会有人因投票出局。", vote_out=False, no_night_outs="昨夜没有角色出局。"
+            ),
         )
 
     def on_stage_closed(self, state: GameState, stage: int) -> None:
@@ -1270,8 +1283,9 @@ class Chenji(Ruleset):
         pair = lovers(state)
         if not any(is_wolf(state.char(n)) for n in pair):
             return
-        state.flags["killer"] = None
-        state.flags["lovers_kill"] = True
+        data = ext(state)
+        data.killer = None
+        data.lovers_kill = True
         told = [*pair, *(c.name for c in state.alive() if c.camp == WOLF and c.name not in pair)]
         for n in told:
             feedback(state, n, "遗志", None, None, "狼人阵营判负，情侣获得【杀人】。")
@@ -1318,7 +1332,7 @@ class Chenji(Ruleset):
             return []
         after = after or {}
         # 评奖 posted as commands after the game, plus any recorded in the scenario's review block
-        votes = dict(state.flags.get("award_votes", {}))
+        votes = dict(ext(state).award_votes)
         votes.update({str(k): str(v) for k, v in (after.get("评奖") or {}).items()})
         part = after.get("完整参与评奖")
         post = PostGame(votes, None if part is None else {str(p) for p in part})
@@ -1335,81 +1349,36 @@ class Chenji(Ruleset):
             return None
         return "你处于癫狂状态，只能使用“" + "".join(sorted(MAD_CHARACTERS)) + "”、空格与换行发言（投票除外）"
 
-    def skill_holders(self) -> Mapping[str, Collection[str]]:
-        return SKILL_OWNERS  # `legal_targets` offers these skills to their owners only
-
-    def offered_targets(self, state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:
-        """A player's page offers 死节 (任意时间) and 行刺 (游戏日白天) whenever the rules allow
-        them; only the bots below post them rarely."""
-        if skill == MARTYRDOM:
-            return [()] if state.char(actor).role == MARTYR else []
-        if skill == STAB:
-            return [(n,) for n in state.alive_names() if n != actor] if state.char(actor).role == ASSASSIN else []
-        return self.legal_targets(state, actor, skill)
-
     def legal_targets(self, state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:
-        """Candidates for the random bots; the engine still checks each one."""
+        """Candidates to try, each still checked by the engine: a skill's holders only (`ROLES`;
+        杀人 by `killer_of`). How often a bot uses a skill is the bots' (`bots.py`)."""
         c = state.char(actor)
-        owners = SKILL_OWNERS.get(skill)
+        owners = self.holders_table.get(skill)
         if owners is not None and c.role not in owners:
             return []  # not this identity's skill: nothing to try
         if skill == KILL and actor not in killer_of(state):
             return []
         alive = state.alive_names()
         if skill == ARROW:
-            rng = random.Random(len(state.log) * 31 + c.seat)  # made only where used
+            rng = random.Random(len(state.log) * 31 + c.seat)  # a few pairs, the same on every replay
             return [tuple(rng.sample(state.order, 2)) for _ in range(2)]
-        if skill == REJOIN:
+        if skill in (REJOIN, MARTYRDOM):
             return [()]
-        if skill == MARTYRDOM:
-            rng = random.Random(len(state.log) * 31 + c.seat)
-            return [()] if rng.random() < 0.01 else []  # rare: a bot would end itself at once
-        if skill == STAB:
-            rng = random.Random(len(state.log) * 31 + c.seat)
-            return [(rng.choice(alive),)] if rng.random() < 0.1 else []
         if skill == FINALE:
             return [(n,) for n in alive if MAD in state.char(n).statuses]
-        if skill == PURE:
-            return [(n,) for n in alive if n != actor]  # not tonight's 指杀 targets: she is not told them
+        if skill in (PURE, STAB, HEIR):
+            # 其他角色 (纯真: not tonight's 指杀 targets either: she is not told them)
+            return [(n,) for n in alive if n != actor]
         if skill in (PREDICT, ID_SHEET, LAST_WORDS, MISSION):
             return []
-        if skill == HEIR:
-            return [(n,) for n in alive if n != actor]
         return [(n,) for n in alive]
-
-
-# which identity may post each skill (the bots' quick filter; the checks stay authoritative)
-SKILL_OWNERS: dict[str, tuple[str, ...]] = {
-    ARROW: (CUPID,),
-    REJOIN: (WHITE_WOLF,),
-    CHECK: (SEER,),
-    TIANYAN: (SILENT,),
-    ANTIDOTE: (WITCH,),
-    POISON: (WITCH,),
-    SHIELD: (GUARD,),
-    MUTE: (GUARD,),
-    POWER: (MAGICIAN,),
-    PURE: (PRINCESS,),
-    SLANDER: (SLANDERER,),
-    CONFESS: (CONFESSOR,),
-    MARTYRDOM: (MARTYR,),
-    STAB: (ASSASSIN,),
-    BITE: (WHITE_WOLF,),
-    MISSION: (ENVOY,),
-    REDEEM: (NUN,),
-    GUARD_FAITH: (NUN,),
-    PIPE: (PIPER,),
-    HEARTBREAK: (PIPER,),
-    WITHER: (PIPER,),
-    FINALE: (PIPER,),
-}
 
 
 CHENJI = Chenji(
     id="chenji",
     name="沉寂与取酒",
     aliases=("沉取", "chenji", "沉寂与取酒V1.5"),
-    role_names=ROLE_NAMES,
+    roles=ROLES,
     camp_names=CAMP_NAMES,
     status_names=STATUS_NAMES,
     skill_aliases={"救药": "解药", "神圣之盾": "守护之盾", "吹笛者": "吹笛"},
@@ -1423,7 +1392,7 @@ CHENJI = Chenji(
     min_players=MIN_PLAYERS,
     max_players=MAX_PLAYERS,
     last_words=LAST_WORDS_COUNT,
-    report_key="next_day",  # FAQ 4 notices wait for the next day (`next_day`)
+    state_type=ChenjiState,  # FAQ 4 notices wait for the next day in `ChenjiState.next_day`
     loss_conditions=(Condition("判负条件", _losses),),
     win_conditions=(
         Condition("白狼阵营胜利条件", _white_wins),

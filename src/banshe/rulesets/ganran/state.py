@@ -76,7 +76,7 @@ class GanranState(RulesetState):
         self.kill = None
         self.potions = []
 
-    def queued_reports(self) -> list[str]:
+    def reports(self) -> list[str]:
         return self.report
 
 

@@ -34,16 +34,16 @@ class PinmingState(RulesetState):
             list(self.duel),
         )
 
-    def queued_reports(self) -> list[str]:
-        """The night's queued 公示 (最后一枪, 殉职 …): a game-ending night publishes them with its result."""
-        return self.report
-
     def new_phase(self) -> None:
         self.check = None
         self.kill = None
         self.save = None
         self.poison = None
         self.duel = []
+
+    def reports(self) -> list[str]:
+        # the 公示 queued at night: the next day's opening, or the result if the night ends the game
+        return self.report
 
     @property
     def showdown(self) -> bool:

@@ -1,40 +1,40 @@
 """沉寂与取酒 effect counters: what each identity's key skill achieved in a finished game.
 
 Read from the game's log (accepted commands, outs, announcements), the director's own
-counters in `state.flags["stats"]` (格挡, 诽谤 …, kept for the achievements) and the final
+counters in `ChenjiState.stats` (格挡, 诽谤 …, kept for the achievements) and the final
 characters; nothing is changed. Keys are `沉寂与取酒\t<what>`; each counts events over the
-games (a skill used twice in one game counts twice).
+games (a skill used twice in one game counts twice). The simulator finds this module as the
+ruleset package's `effects` (`banshe.sim.effects`).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
-from ..engine.events import ACCEPTED
-from ..engine.model import NIGHT, GameState
-from .stats import register_effects
+from banshe.engine.events import ACCEPTED
+from banshe.engine.model import NIGHT, GameState
+from banshe.sim.stats import register_effects
+
+from .roles import CAMP_NAMES, CITIZEN, LOVERS, PIPER, REBEL, WHITE, WHITE_WOLF, WOLF, WOLVES
+from .state import ext
 
 P = "沉寂与取酒\t"
 
 
 def _camp_word(state: GameState, name: str) -> str:
-    from ..rulesets.chenji.roles import CAMP_NAMES
-
     camp = state.chars[name].camp
     return CAMP_NAMES.get(camp, camp)
 
 
 @register_effects("chenji")
 def chenji_effects(state: GameState, effects: Counter[str]) -> None:
-    from ..rulesets.chenji.roles import CITIZEN, LOVERS, PIPER, REBEL, WHITE, WHITE_WOLF, WOLF, WOLVES
-
-    stats: dict[str, Any] = state.flags.get("stats", {})
+    data = ext(state)
+    stats = data.stats
     # per night: the kill/bite targets (the director's record, after 摇落) and what met them
     attacked: dict[int, set[str]] = {}
-    for k in stats.get("kills", []):
-        attacked.setdefault(int(k["night"]), set()).add(str(k["target"]))
-        effects[P + ("杀人" if k["skill"] == "kill" else "撕咬") + "：发动"] += 1
+    for k in stats.kills:
+        attacked.setdefault(k.night, set()).add(k.target)
+        effects[P + ("杀人" if k.skill == "kill" else "撕咬") + "：发动"] += 1
     outs_by_night: dict[int, set[str]] = {}
     for o in state.outs:
         if o.phase.kind == NIGHT:
@@ -44,18 +44,17 @@ def chenji_effects(state: GameState, effects: Counter[str]) -> None:
             gone = t in outs_by_night.get(night, set())
             effects[P + "指杀目标：" + ("当晚出局" if gone else "当晚未出局")] += 1
     # 守护之盾 / 隔音之盾 / 卫道 / 救赎 / 诽谤 / 血统 / 断肠 / 摇落 (the director's own counters)
-    blocks = {
-        "shield_blocks": "守护之盾：挡下指杀",
-        "mute_blocks": "隔音之盾：挡下吹笛",
-        "faith_blocks": "卫道：挡下预言",
-        "redeem_blocks": "救赎：免于票出",
-        "slander_hits": "诽谤：使非村民阵营角色票出",
-        "bloodline_saves": "血统：头狼免于票出",
-        "heartbreak_effective": "断肠：目标失去技能",
-        "wither_effective": "摇落：目标技能无效",
-    }
-    for key, label in blocks.items():
-        count = int(stats.get(key, 0))
+    blocks = (
+        (stats.shield_blocks, "守护之盾：挡下指杀"),
+        (stats.mute_blocks, "隔音之盾：挡下吹笛"),
+        (stats.faith_blocks, "卫道：挡下预言"),
+        (stats.redeem_blocks, "救赎：免于票出"),
+        (stats.slander_hits, "诽谤：使非村民阵营角色票出"),
+        (stats.bloodline_saves, "血统：头狼免于票出"),
+        (stats.heartbreak_effective, "断肠：目标失去技能"),
+        (stats.wither_effective, "摇落：目标技能无效"),
+    )
+    for count, label in blocks:
         if count:
             effects[P + label] += count
     for e in state.log:
@@ -102,14 +101,14 @@ def chenji_effects(state: GameState, effects: Counter[str]) -> None:
     for c in state.chars.values():
         if c.role == WHITE_WOLF:
             effects[P + "白狼：" + ("归群" if c.camp == WOLF else "未归群" if c.camp == WHITE else "成为情侣")] += 1
-    pair = list(state.flags.get("lovers", ()))
+    pair = data.lovers
     if len(pair) == 2:
         camp = state.chars[pair[0]].camp
         effects[P + "情侣：" + ("私奔（情侣阵营）" if camp == LOVERS else "同阵营")] += 1
-    cupid = state.flags.get("cupid")
+    cupid = data.cupid
     if cupid and state.chars[cupid].role in (REBEL, CITIZEN):
         effects[P + "复仇：丘比特变为" + ("乱民" if state.chars[cupid].role == REBEL else "良民")] += 1
-    if state.flags.get("lovers_kill"):
+    if data.lovers_kill:
         effects[P + "遗志：情侣获得杀人"] += 1
     for o in state.outs:
         if o.cause == "冤死":

@@ -1,4 +1,10 @@
-"""沉寂与取酒 heuristics, one small rule per identity (the rest falls back to the generic policy).
+"""沉寂与取酒's bots: what a bot leaves out of its legal moves (`prune`), and the heuristics, one
+small rule per identity (the rest falls back to the generic policy). The simulator finds this
+module as the ruleset package's `bots` (`banshe.rulesets.registry.ruleset_module`).
+
+`prune`, for every bot (random and heuristic): 死节 is offered 1% of the time (a bot would end
+itself at once), 行刺 10% of the time and on one random seat (a miss costs the 刺客's life); both
+draws are seeded by the position, so a replay offers the same.
 
 Every seat decides from its own knowledge only: its identity, its groups (狼群, 情侣), its own
 feedback, the public votes and posts. The generic policy's free-text handling is narrowed
@@ -42,12 +48,16 @@ to 遗言 (预想, 身份表 and 出使 are never posted on its behalf).
 from __future__ import annotations
 
 import dataclasses
+import random
 import re
 from typing import Any
 
-from ...engine.commands import CHANGE_VOTE, VOTE, Command
-from ...engine.model import DAY, NIGHT, START
-from ...rulesets.chenji.roles import (
+from banshe.engine.commands import CHANGE_VOTE, VOTE, Command
+from banshe.engine.model import DAY, NIGHT, START, GameState
+from banshe.sim.agents import Observation
+from banshe.sim.heuristic.base import HeuristicAgent, generic_decide, register
+
+from .roles import (
     ASSASSIN,
     CONFESSOR,
     CUPID,
@@ -63,10 +73,11 @@ from ...rulesets.chenji.roles import (
     WHITE_WOLF,
     WITCH,
 )
-from ...rulesets.chenji.rules import (
+from .rules import (
     ANTIDOTE,
     ARROW,
     BITE,
+    CHENJI,
     CONFESS,
     FINALE,
     GUARD_FAITH,
@@ -94,8 +105,26 @@ from ...rulesets.chenji.rules import (
     WITHER,
     WOLF_GROUP,
 )
-from ..agents import Observation
-from .base import HeuristicAgent, generic_decide, register
+
+# the identities that hold a rationed skill (`ROLES`): every other seat's moves pass untouched
+_RATIONED = CHENJI.holders_table[MARTYRDOM] | CHENJI.holders_table[STAB]
+
+
+def prune(state: GameState, actor: str, legal: list[Command]) -> list[Command]:
+    """The legal commands a bot considers now: 死节 1% of the time, 行刺 10% on one random seat."""
+    if state.chars[actor].role not in _RATIONED:
+        return legal
+    skills = {c.skill for c in legal}
+    if MARTYRDOM not in skills and STAB not in skills:
+        return legal
+    rng = random.Random(len(state.log) * 31 + state.chars[actor].seat)
+    if MARTYRDOM in skills and rng.random() >= 0.01:
+        return [c for c in legal if c.skill != MARTYRDOM]
+    if STAB in skills:
+        stab = (rng.choice(state.alive_names()),) if rng.random() < 0.1 else None
+        return [c for c in legal if c.skill != STAB or c.targets == stab]
+    return legal
+
 
 NEVER_GENERIC = frozenset({PREDICT, ID_SHEET, MISSION, MARTYRDOM, FINALE, TIANYAN, STAB})
 """Skills the generic fallback must not see: free texts it would fill with a 查验 claim, and
@@ -434,4 +463,4 @@ def _heir(agent: HeuristicAgent, obs: Observation) -> Command | None:
     return agent.command(HEIR, target) if target else None
 
 
-__all__ = ["MISSION_PREFIX", "NEVER_GENERIC", "decide", "published_claims"]
+__all__ = ["MISSION_PREFIX", "NEVER_GENERIC", "decide", "prune", "published_claims"]
