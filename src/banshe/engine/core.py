@@ -363,6 +363,17 @@ def validate(state: GameState, rs: Ruleset, cmd: Command) -> Any:
         if head is None or head.actor != cmd.actor or head.skill != cmd.skill:
             raise IllegalCommand(f"{cmd.actor}当前没有需要回应的<{spec.name}>", "no_prompt")
         _check_shape(state, spec.name, spec.shape, cmd, spec.targets_may_be_out)
+        declared = spec.answer
+        if declared is not None:
+            # a declared answer: its skill's `check` holds every refusal and changes nothing
+            spec.check(state, cmd)
+
+            def answer_declared() -> None:
+                state.prompts.pop(0)
+                state.prompt_raised = False
+                declared(state, head, cmd)
+
+            return answer_declared
 
         def answer() -> None:
             state.prompts.pop(0)
