@@ -550,6 +550,24 @@ def _set_accelerated(state: GameState, on: bool) -> None:
     announce(state, "导演宣布执行加速：今日不可改票。" if on else "延时成功，不再执行加速。")
 
 
+def next_close(state: GameState) -> str | None:
+    """What the director's clock closes next: `PROMPT_TIMEOUT` while a prompt waits for its
+    answer, `CLOSE_STAGE` for a night stage before the last, `CLOSE_PHASE` for the phase (开局,
+    a day, a night's last stage); None once the game is over or while the closed phase settles
+    with nothing to wait for. The scenario runner, the bots' driver and the service's deadlines
+    all ask this (a ruleset's `gate` may still refuse it: 拍刀环节)."""
+    if state.winner is not None:
+        return None
+    if state.prompts:
+        return PROMPT_TIMEOUT
+    if state.settling:
+        return None
+    rs: Ruleset = state.rules
+    if state.phase.kind == NIGHT and state.stage < len(rs.night_stages) - 1:
+        return CLOSE_STAGE
+    return CLOSE_PHASE
+
+
 def close_stage(state: GameState, rs: Ruleset) -> None:
     closing = state.stage
     state.stage += 1
@@ -704,6 +722,7 @@ __all__ = [
     "apply_in_place",
     "new_game",
     "replay",
+    "next_close",
     "emit",
     "announce",
     "feedback",
