@@ -14,12 +14,11 @@ simulator's registry the same way a ruleset package's `effects.py` does.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
 
 from banshe.engine.commands import Command, IllegalCommand
 from banshe.engine.core import announce, feedback, push_prompt, put_out, tally, top_of
 from banshe.engine.events import ACCEPTED
-from banshe.engine.model import DAY, NIGHT, START, GameState, Prompt, RulesetState
+from banshe.engine.model import DAY, NIGHT, START, GameState, Prompt
 from banshe.engine.ruleset import ONE_TARGET, Condition, NightStage, Role, Ruleset, SkillSpec, Task
 from banshe.rulesets import register
 from banshe.sim.stats import register_effects
@@ -29,25 +28,12 @@ GOOD, WOLVES = "good", "wolves"
 KILL, SAVE, SHOOT = "kill", "save", "shoot"
 
 
-@dataclass
-class ToyState(RulesetState):
-    """The night's 刀人 and 救人 targets (emptied every phase)."""
-
-    kill: str | None = None
-    save: str | None = None
-
-    def clone(self) -> ToyState:
-        return ToyState(self.kill, self.save)
-
-    def new_phase(self) -> None:
-        self.kill = None
-        self.save = None
-
-
-def ext(state: GameState) -> ToyState:
-    data = state.ext
-    assert isinstance(data, ToyState)
-    return data
+# The night's 刀人 and 救人 targets live in `state.acts` (emptied every phase): a typed
+# `RulesetState` subclass must be compiled with the engine (`setup.py`), and this ruleset is
+# not part of the package, so it also runs on the compiled build.
+def _target(state: GameState, skill: str) -> str | None:
+    target = state.acts.get(skill)
+    return str(target) if target is not None else None
 
 
 def _holds(state: GameState, cmd: Command, role: str, skill: str) -> None:
@@ -61,12 +47,12 @@ def check_kill(state: GameState, cmd: Command) -> None:
 
 
 def apply_kill(state: GameState, cmd: Command) -> None:
-    ext(state).kill = cmd.target
+    state.acts[KILL] = cmd.target
 
 
 def tell_doctor(state: GameState) -> None:
     """狼人行动 closes: the 医生 learns tonight's 刀人 target."""
-    kill = ext(state).kill
+    kill = _target(state, KILL)
     for c in state.with_role(DOCTOR):
         if c.alive:
             feedback(state, c.name, "救人", kill, kill, f"今晚被刀的是{kill}。" if kill else "今晚无人被刀。")
@@ -80,7 +66,7 @@ def check_save(state: GameState, cmd: Command) -> None:
 
 
 def apply_save(state: GameState, cmd: Command) -> None:
-    ext(state).save = cmd.target
+    state.acts[SAVE] = cmd.target
 
 
 # -- 开枪: a 猎人 voted out shoots one of the characters who voted for him (a prompt) -----------
@@ -104,10 +90,10 @@ def _unused(state: GameState, cmd: Command) -> None:
 
 # -- settlement ----------------------------------------------------------------------------------
 def settle_night(state: GameState) -> None:
-    data = ext(state)
-    if data.kill and data.kill != data.save and state.is_alive(data.kill):
-        announce(state, f"昨夜{data.kill}出局。")
-        put_out(state, data.kill, "刀人")
+    kill = _target(state, KILL)
+    if kill and kill != _target(state, SAVE) and state.is_alive(kill):
+        announce(state, f"昨夜{kill}出局。")
+        put_out(state, kill, "刀人")
     else:
         announce(state, "昨夜平安。")
 
@@ -169,7 +155,6 @@ TOY = Ruleset(
         ),
     },
     settle={NIGHT: (Task("night", settle_night),), DAY: (Task("vote", settle_vote),)},
-    state_type=ToyState,
     min_players=4,
     max_players=12,
     win_conditions=(Condition("狼人全部出局", _good_wins), Condition("狼人不少于好人", _wolves_win)),
