@@ -21,6 +21,8 @@ COMPILED = [
     "src/banshe/engine/view.py",
     "src/banshe/rulesets/pinming/rules.py",
     "src/banshe/rulesets/pinming/state.py",
+    "src/banshe/rulesets/pinming/bots.py",
+    "src/banshe/rulesets/pinming/effects.py",
     "src/banshe/rulesets/chenji/roles.py",
     "src/banshe/rulesets/chenji/rules.py",
     "src/banshe/rulesets/chenji/achievements.py",
@@ -33,7 +35,6 @@ COMPILED = [
     "src/banshe/rulesets/ganran/effects.py",
     "src/banshe/sim/env.py",
     "src/banshe/sim/heuristic/base.py",
-    "src/banshe/sim/heuristic/pinming.py",
     "src/banshe/sim/stats.py",
     "src/banshe/sim/effects.py",
 ]

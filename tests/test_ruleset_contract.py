@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import replace
 
 import pytest
 
@@ -13,8 +14,8 @@ from banshe.engine import Command, replay, step
 from banshe.engine.commands import CLOSE_PHASE, DIRECTOR
 from banshe.engine.core import apply_in_place
 from banshe.engine.core import new_game as engine_new_game
-from banshe.engine.model import RulesetState
-from banshe.engine.ruleset import NO_TARGET, Role, Ruleset, SkillSpec
+from banshe.engine.model import GameState, RulesetState
+from banshe.engine.ruleset import NO_TARGET, NightStage, Role, Ruleset, SkillSpec, Task
 from banshe.rulesets import CHENJI, PINMING, find_ruleset, new_game, resolve
 from banshe.rulesets.chenji.state import ChenjiState
 from banshe.rulesets.pinming.state import PinmingState, ext
@@ -127,3 +128,38 @@ def test_a_night_that_ends_the_game_publishes_its_queued_notices(ruleset: str, p
         # `第N夜出局：…。` (or `第N夜无人出局。`) and then the queued notices
         published += any(t.startswith(state.ended_in.label) and t.partition("。")[2] for t in closing)
     assert published > 0
+
+
+def test_declared_stages_and_settlement_are_checked() -> None:
+    night = (NightStage("a", "甲阶段"), NightStage("b", "乙阶段", frozenset({"s"})))
+    staged = SkillSpec("t", "t", frozenset({"night"}), NO_TARGET, lambda s, c: None, lambda s, c: None, stage="a")
+    rs = Ruleset(id="toy", name="玩具", night_stages=night, skills={"s": _skill("s"), "t": staged})
+    # the stage a skill names is filled in, next to the skills a stage lists
+    assert [st.skills for st in rs.night_stages] == [frozenset({"t"}), frozenset({"s"})]
+    assert (rs.stage_of("t"), rs.stage_of("s")) == (0, 1)
+    with pytest.raises(ValueError, match="undeclared night stage"):
+        Ruleset(id="toy", name="玩具", night_stages=night, skills={"t": replace(staged, stage="c")})
+
+    def one(state: GameState) -> None:
+        return None
+
+    def other(state: GameState) -> None:
+        return None
+
+    with pytest.raises(ValueError, match="'advance' is the engine's"):
+        Ruleset(id="toy", name="玩具", settle={"day": (Task("advance", one),)})
+    with pytest.raises(ValueError, match="two settlement steps named x"):
+        Ruleset(id="toy", name="玩具", settle={"day": (Task("x", one),), "night": (Task("x", other),)})
+
+
+def test_pinming_settlement_is_its_declared_steps() -> None:
+    # the agenda holds the step names, as the string tasks did (竞岗 on 第1天, the vote later)
+    state = pinming()
+    assert PINMING.settlement(state) == [("start",)]
+    to_day(state, 1)
+    assert PINMING.settlement(state) == [("showdown_lapse",), ("election",), ("red_cards",)]
+    close(state)
+    assert PINMING.settlement(state) == [("showdown_lapse",), ("night",)]
+    to_day(state, 2)
+    assert PINMING.settlement(state) == [("showdown_lapse",), ("vote",), ("red_cards",)]
+    assert [sorted(st.skills) for st in PINMING.night_stages] == [["check"], ["kill"], ["antidote", "poison"]]

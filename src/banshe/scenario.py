@@ -26,7 +26,7 @@ from .engine.commands import (
     Command,
     IllegalCommand,
 )
-from .engine.core import apply_in_place, new_game
+from .engine.core import apply_in_place, new_game, next_close
 from .engine.events import ANNOUNCE, FEEDBACK, SHERIFF
 from .engine.model import NIGHT, START, GameState, Phase
 from .engine.ruleset import AMOUNT, FREE_TEXT, TEAR_BADGE, YES_NO, Ruleset
@@ -252,17 +252,19 @@ class _PhaseRun:
             self.reject(index, exc.reason)
         self.answer_prompts()
 
-    def director(self, skill: str) -> None:
+    def director(self, skill: str) -> bool:
+        """The director's `skill` (关门, 阶段结束); False when the rules refuse it."""
         if not self.state.over:
             try:
                 apply_in_place(self.state, Command(DIRECTOR, skill))
             except IllegalCommand:
-                return
+                return False
             self.answer_prompts()
+        return True
 
     def answer_prompts(self) -> None:
         """A raised prompt takes the first unused input of that actor and skill in the phase."""
-        while self.state.prompts and not self.state.over:
+        while next_close(self.state) == PROMPT_TIMEOUT:
             head = self.state.prompts[0]
             for i, cmd in self.commands.items():
                 if i not in self.used and cmd.actor == head.actor and cmd.skill == head.skill:
@@ -290,8 +292,13 @@ class _PhaseRun:
                 continue
             if self.record.phase.kind == NIGHT:
                 key = self.stage_key(i)
-                while self.state.stage < key and not self.state.over and self.state.phase == self.record.phase:
-                    self.director(CLOSE_STAGE)
+                while (
+                    self.state.stage < key
+                    and self.state.phase == self.record.phase
+                    and next_close(self.state) == CLOSE_STAGE
+                    and self.director(CLOSE_STAGE)
+                ):
+                    pass
             self.submit(i)
         self.director(CLOSE_PHASE)
         # after-game inputs (评奖) go last: the game may end at this phase's settlement

@@ -363,6 +363,17 @@ def validate(state: GameState, rs: Ruleset, cmd: Command) -> Any:
         if head is None or head.actor != cmd.actor or head.skill != cmd.skill:
             raise IllegalCommand(f"{cmd.actor}当前没有需要回应的<{spec.name}>", "no_prompt")
         _check_shape(state, spec.name, spec.shape, cmd, spec.targets_may_be_out)
+        declared = spec.answer
+        if declared is not None:
+            # a declared answer: its skill's `check` holds every refusal and changes nothing
+            spec.check(state, cmd)
+
+            def answer_declared() -> None:
+                state.prompts.pop(0)
+                state.prompt_raised = False
+                declared(state, head, cmd)
+
+            return answer_declared
 
         def answer() -> None:
             state.prompts.pop(0)
@@ -539,6 +550,24 @@ def _set_accelerated(state: GameState, on: bool) -> None:
     announce(state, "导演宣布执行加速：今日不可改票。" if on else "延时成功，不再执行加速。")
 
 
+def next_close(state: GameState) -> str | None:
+    """What the director's clock closes next: `PROMPT_TIMEOUT` while a prompt waits for its
+    answer, `CLOSE_STAGE` for a night stage before the last, `CLOSE_PHASE` for the phase (开局,
+    a day, a night's last stage); None once the game is over or while the closed phase settles
+    with nothing to wait for. The scenario runner, the bots' driver and the service's deadlines
+    all ask this (a ruleset's `gate` may still refuse it: 拍刀环节)."""
+    if state.winner is not None:
+        return None
+    if state.prompts:
+        return PROMPT_TIMEOUT
+    if state.settling:
+        return None
+    rs: Ruleset = state.rules
+    if state.phase.kind == NIGHT and state.stage < len(rs.night_stages) - 1:
+        return CLOSE_STAGE
+    return CLOSE_PHASE
+
+
 def close_stage(state: GameState, rs: Ruleset) -> None:
     closing = state.stage
     state.stage += 1
@@ -693,6 +722,7 @@ __all__ = [
     "apply_in_place",
     "new_game",
     "replay",
+    "next_close",
     "emit",
     "announce",
     "feedback",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .commands import Command
@@ -14,6 +14,12 @@ Check = Callable[[GameState, Command], None]
 Apply = Callable[[GameState, Command], None]
 Predicate = Callable[[GameState], Any]
 Refusal = Callable[[GameState, Command], bool]
+# a prompt skill's answer (`SkillSpec.answer`), run once its `check` has accepted the command
+Answer = Callable[[GameState, Prompt, Command], None]
+# what an unanswered prompt does when its time runs out (`SkillSpec.on_timeout`)
+Lapse = Callable[[GameState, Prompt], None]
+# one named step of settlement (`Task`), or what a night stage does once it closes
+Settle = Callable[[GameState], None]
 
 # Target shapes of a skill.
 NO_TARGET = "none"
@@ -33,9 +39,25 @@ class NightStage:
 
     id: str
     name: str
-    skills: frozenset[str]
+    # the skills acting in this stage; a skill may instead name its stage (`SkillSpec.stage`),
+    # and the engine adds it here when the ruleset is made
+    skills: frozenset[str] = frozenset()
     opens_with_night: bool = True
     deadline: str = ""
+    # what flows once the stage closes (预言's result, the 女巫's 通灵); None: nothing. The
+    # default `Ruleset.on_stage_closed` runs it
+    on_close: Settle | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    """One named step of a phase's settlement (`Ruleset.settle`): the agenda holds `(name,)`
+    and `run(state)` settles it. `when` (None: always) decides at 关门 whether the step is on
+    that phase's agenda (品茗: 竞岗 on 第1天, the vote on the later days)."""
+
+    name: str
+    run: Settle
+    when: Predicate | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +78,15 @@ class Role:
 
 @dataclass(frozen=True, slots=True)
 class SkillSpec:
-    """A skill a character posts. `check` raises IllegalCommand; `apply` changes the state."""
+    """A skill a character posts. `check` raises IllegalCommand; `apply` changes the state.
+
+    A night skill names its night stage by id in `stage` (or is listed in `NightStage.skills`);
+    the engine derives the stage index from either. A prompt skill (`prompt=True`) declares
+    `answer(state, prompt, cmd)`, run once `check` has accepted the answer (`check` holds every
+    refusal of an answer and changes nothing; the answered prompt is no longer at the head of
+    `state.prompts` when `answer` runs), and `on_timeout(state, prompt)`, what happens when it
+    is not answered in time (None: nothing). A prompt skill without `answer` is left to the
+    ruleset's `answer_prompt` / `check_answer` / `prompt_default` hooks."""
 
     id: str
     name: str
@@ -73,6 +103,9 @@ class SkillSpec:
     refuses: Refusal | None = None
     # posted after the game has ended (沉寂与取酒's 评奖); refused while the game goes on
     after_game: bool = False
+    stage: str = ""  # the id of the night stage it acts in ("": none, or listed by the stage)
+    answer: Answer | None = None
+    on_timeout: Lapse | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +148,11 @@ class Ruleset:
     status_names: Mapping[str, str] = field(default_factory=dict)
     skill_aliases: Mapping[str, str] = field(default_factory=dict)
     night_stages: tuple[NightStage, ...] = ()
+    # a phase's settlement as named steps, by phase kind (开局/第N天/第N夜's `Phase.kind`); the
+    # default `settlement`/`run_task` read it. A ruleset without it writes those two hooks.
+    settle: Mapping[str, tuple[Task, ...]] = field(default_factory=dict)
+    # the standard deal (role ids, one per seat) of the default `deal`; () : `deal` is written
+    deck: tuple[str, ...] = ()
     options: Mapping[str, OptionSpec] = field(default_factory=dict)
     skills: Mapping[str, SkillSpec] = field(default_factory=dict)
     min_players: int = 1
@@ -138,8 +176,11 @@ class Ruleset:
     legal_rows: dict[RowsKey, SkillRows] = field(default_factory=dict, init=False, repr=False, compare=False)
     role_table: dict[str, Role] = field(default_factory=dict, init=False, repr=False, compare=False)
     holders_table: dict[str, frozenset[str]] = field(default_factory=dict, init=False, repr=False, compare=False)
+    task_table: dict[str, Settle] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        self._derive_stages()
+        self._derive_tasks()
         if not self.roles:
             return
         self.role_table = {r.id: r for r in self.roles}
@@ -157,6 +198,30 @@ class Ruleset:
             for sid in self.skills
             if any(sid in r.skills for r in self.roles)
         }
+
+    def _derive_stages(self) -> None:
+        """Add each skill that names its `stage` to that stage's `skills`."""
+        ids = [st.id for st in self.night_stages]
+        for sid, spec in self.skills.items():
+            if spec.stage and spec.stage not in ids:
+                raise ValueError(f"{self.name}: skill {sid} names an undeclared night stage {spec.stage}")
+        if any(spec.stage for spec in self.skills.values()):
+            self.night_stages = tuple(
+                replace(st, skills=st.skills | {sid for sid, spec in self.skills.items() if spec.stage == st.id})
+                for st in self.night_stages
+            )
+
+    def _derive_tasks(self) -> None:
+        """A task name -> its function, over every phase kind's `settle` steps."""
+        table: dict[str, Settle] = {}
+        for tasks in self.settle.values():
+            for task in tasks:
+                if task.name == "advance":
+                    raise ValueError(f"{self.name}: the settlement step name 'advance' is the engine's")
+                known = table.setdefault(task.name, task.run)
+                if known is not task.run:
+                    raise ValueError(f"{self.name}: two settlement steps named {task.name}")
+        self.task_table = table
 
     # -- names ------------------------------------------------------------------------------
     def role_name(self, role: str) -> str:
@@ -218,26 +283,50 @@ class Ruleset:
         return None
 
     def deal(self, count: int, rng: random.Random) -> list[str]:
-        raise NotImplementedError
+        """The identities to deal (the engine shuffles them); by default the declared `deck`."""
+        if not self.deck:
+            raise NotImplementedError
+        if count != len(self.deck):
+            n = len(self.deck)
+            raise ValueError(f"{self.name}的标准配置是{n}人，随机发身份需要恰好{n}名玩家")
+        return list(self.deck)
 
     def validate_roles(self, roles: Sequence[str]) -> None:
         """Raise ValueError (Chinese) when a dealt set of identities is impossible."""
 
     def setup(self, state: GameState) -> None:
-        """Give characters their camps, lives and charges; form groups; send identities."""
+        """Give characters their camps, lives and charges; form groups; send identities. By
+        default (declared `roles`: camps, lives and charges are already given): every camp of
+        `camp_names` is in the game, and each character is told its identity (`identity_text`)."""
+        if not self.roles:
+            return
+        from .core import notice
+
+        state.camps_in_game = list(self.camp_names)
+        for c in state.chars.values():
+            notice(state, c.name, self.identity_text(state, c.name), role=self.role_name(c.role), camp=c.camp)
 
     def on_phase_start(self, state: GameState) -> None:
         """Day-start 公示 and per-phase resets."""
 
     def on_stage_closed(self, state: GameState, stage: int) -> None:
-        """Information that flows once a night stage closes (通灵 …)."""
+        """Information that flows once a night stage closes (通灵 …); by default the stage's
+        declared `on_close`."""
+        close = self.night_stages[stage].on_close
+        if close is not None:
+            close(state)
 
     def settlement(self, state: GameState) -> list[tuple[Any, ...]]:
-        """The tasks that settle the current phase once it is closed, in order."""
-        return []
+        """The tasks that settle the current phase once it is closed, in order; by default the
+        declared `settle` steps of the phase's kind whose `when` holds, as `(name,)`."""
+        return [(t.name,) for t in self.settle.get(state.phase.kind, ()) if t.when is None or t.when(state)]
 
     def run_task(self, state: GameState, task: tuple[Any, ...]) -> None:
-        raise NotImplementedError(task[0])
+        """Settle one agenda task; by default the declared `settle` step of that name."""
+        run = self.task_table.get(task[0])
+        if run is None:
+            raise NotImplementedError(task[0])
+        run(state)
 
     def on_out(self, state: GameState, name: str, cause: str) -> None:
         """Triggers of an out: 殉情, prompts (最后一枪, 殉职), 遗言 rights."""
@@ -246,18 +335,32 @@ class Ruleset:
         """A camp has just been judged lost (before the win conditions are checked)."""
 
     def answer_prompt(self, state: GameState, prompt: Prompt, cmd: Command) -> None:
-        """Check and apply the answer to `prompt` (raise IllegalCommand to refuse it)."""
-        raise NotImplementedError
+        """Check and apply the answer to `prompt` (raise IllegalCommand to refuse it); by
+        default the skill's declared `check`, then its `answer`."""
+        spec = self.skills.get(prompt.skill)
+        if spec is None or spec.answer is None:
+            raise NotImplementedError(prompt.skill)
+        spec.check(state, cmd)
+        spec.answer(state, prompt, cmd)
 
     def check_answer(self, state: GameState, prompt: Prompt, cmd: Command) -> bool:
         """Raise IllegalCommand when `cmd` may not answer `prompt`, changing nothing, and return
         True. A ruleset overrides this only when these are all of `answer_prompt`'s refusals
-        (it calls them first; nothing it runs afterwards raises IllegalCommand). The default
-        returns False: the engine then runs `answer_prompt` on a copy of the state to find out."""
-        return False
+        (it calls them first; nothing it runs afterwards raises IllegalCommand). By default: a
+        skill with a declared `answer` runs its `check` and returns True; otherwise False, and
+        the engine runs `answer_prompt` on a copy of the state to find out."""
+        spec = self.skills.get(prompt.skill)
+        if spec is None or spec.answer is None:
+            return False
+        spec.check(state, cmd)
+        return True
 
     def prompt_default(self, state: GameState, prompt: Prompt) -> None:
-        """What happens when `prompt` is not answered in time."""
+        """What happens when `prompt` is not answered in time; by default the skill's declared
+        `on_timeout` (none: nothing)."""
+        spec = self.skills.get(prompt.skill)
+        if spec is not None and spec.on_timeout is not None:
+            spec.on_timeout(state, prompt)
 
     def can_vote(self, state: GameState, voter: str) -> str | None:
         return None

@@ -25,6 +25,11 @@ def register(ruleset: Ruleset) -> Ruleset:
     return ruleset
 
 
+def unregister(ruleset_id: str) -> None:
+    """Forget a registered ruleset (a test's made-up one); an unknown id is ignored."""
+    _RULESETS.pop(ruleset_id, None)
+
+
 def find_ruleset(name: str) -> Ruleset:
     """By id (`pinming`), Chinese name (`品茗`) or alias (`M196`). Raises KeyError."""
     rs = _RULESETS.get(name)

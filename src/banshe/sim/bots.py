@@ -19,7 +19,7 @@ from ..engine.commands import (
     Command,
     IllegalCommand,
 )
-from ..engine.core import apply_in_place
+from ..engine.core import apply_in_place, next_close
 from ..engine.model import DAY, NIGHT, GameState
 from ..engine.ruleset import Ruleset
 from ..engine.view import legal_commands
@@ -101,7 +101,7 @@ def _director(state: GameState, skill: str) -> None:
 
 
 def _answer_prompts(state: GameState, bots: dict[str, RandomBot]) -> None:
-    while state.prompts and not state.over:
+    while next_close(state) == PROMPT_TIMEOUT:
         head = state.prompts[0]
         cmd = bots[head.actor].act(state)
         if cmd is not None and cmd.skill == head.skill:

@@ -1,77 +1,18 @@
 """Per-ruleset effect counters (what a skill achieved), keyed by ruleset id.
 
 The generic counters in `stats.Stats.add_game` already count outs by cause and victim camp,
-private feedback results by skill, camps judged lost and how games end. An extractor here
-adds what only the ruleset's own data tells (a 救药 that met the 狼刀, a 拍刀 that won).
-Each reads the finished game's log and final characters; it never changes them.
+private feedback results by skill, camps judged lost and how games end. An extractor
+(`@stats.register_effects("<ruleset id>")`) adds what only the ruleset's own data tells (a
+救药 that met the 狼刀, a 拍刀 that won); each reads the finished game's log and final
+characters and never changes them. A ruleset package keeps its own in `effects.py` (品茗:
+`rulesets/pinming/effects.py`, 沉寂与取酒: `rulesets/chenji/effects.py`, 感染:
+`rulesets/ganran/effects.py`), found here with `banshe.rulesets.registry.ruleset_module`.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-
-from ..engine.events import ACCEPTED, ANNOUNCE, SHERIFF
-from ..engine.model import GameState
 from ..rulesets.registry import all_rulesets, ruleset_module
-from .stats import register_effects
 
-
-@register_effects("pinming")
-def pinming_effects(state: GameState, effects: Counter[str]) -> None:
-    from ..rulesets.pinming.rules import IDIOT, VILLAGE, WOLVES
-    from ..rulesets.pinming.state import ext
-
-    kills: dict[str, str] = {}  # night label -> the standing 狼刀 target (the last submission)
-    saves: dict[str, str] = {}
-    shots: list[str] = []
-    poisons: list[str] = []
-    for e in state.log:
-        if e.kind == ACCEPTED:
-            cmd = e.data["command"]
-            skill = cmd["skill"]
-            if skill == "kill":
-                kills[e.phase] = cmd["targets"][0]
-            elif skill == "antidote":
-                saves[e.phase] = cmd["targets"][0]
-            elif skill == "poison":
-                poisons.append(cmd["targets"][0])
-            elif skill == "shoot":
-                shots.append(cmd["targets"][0])
-        elif e.kind == ANNOUNCE and "发动装傻" in e.text:
-            effects["品茗\t装傻：免于投票出局"] += 1
-    for phase, target in saves.items():
-        if kills.get(phase) == target:
-            effects["品茗\t救药：救下狼刀目标"] += 1
-        else:
-            effects["品茗\t救药：未救到狼刀目标"] += 1
-    for night in kills:
-        if night not in saves:
-            effects["品茗\t狼刀：未被救药"] += 1
-    chars = state.chars
-    for target in poisons:
-        camp = chars[target].camp
-        effects["品茗\t毒药：命中" + ("狼人阵营" if camp == WOLVES else "村民阵营")] += 1
-    for target in shots:
-        camp = chars[target].camp
-        effects["品茗\t最后一枪：命中" + ("狼人阵营" if camp == WOLVES else "村民阵营")] += 1
-    data = ext(state)
-    if data.showdown:
-        effects["品茗\t拍刀：进入拍刀环节"] += 1
-        if state.winner == WOLVES:
-            effects["品茗\t拍刀：成功（狼人胜利）"] += 1
-        else:
-            effects["品茗\t拍刀：失败（村民胜利）"] += 1
-    if data.surrender:
-        effects["品茗\t投降：有狼人同意投降"] += 1
-    first = next((e.data.get("player") for e in state.log if e.kind == SHERIFF and e.data.get("player")), None)
-    if first is not None:
-        camp = chars[str(first)].camp
-        effects["品茗\t首任警长：" + ("狼人阵营" if camp == WOLVES else "村民阵营")] += 1
-    for c in chars.values():
-        if c.role == IDIOT and c.marks.get("feigned") and c.camp == VILLAGE and c.alive:
-            effects["品茗\t装傻后存活到终局"] += 1
-
-
-# a ruleset package registers its counters in its own `effects` module (沉寂与取酒, 感染)
+# each ruleset package registers its counters in its own `effects` module
 for _rs in all_rulesets():
     ruleset_module(_rs, "effects")

@@ -51,6 +51,7 @@ from banshe.engine.ruleset import (
     Role,
     Ruleset,
     SkillSpec,
+    Task,
 )
 
 from .state import PinmingState, ext
@@ -253,28 +254,29 @@ def apply_poison(state: GameState, cmd: Command) -> None:
     ext(state).poison = cmd.target
 
 
-def on_stage_closed(state: GameState, stage: int) -> None:
-    stage_id = PINMING.night_stages[stage].id
+def seer_result(state: GameState) -> None:
+    """预言家行动 closes: 若该角色属于村民阵营，反馈<村民阵营>；否则，反馈<非村民阵营>."""
     data = ext(state)
-    if stage_id == "seer" and data.check is not None:
+    if data.check is not None:
         seer, target = data.check
-        # 若该角色属于村民阵营，反馈<村民阵营>；否则，反馈<非村民阵营>
         result = "村民阵营" if state.char(target).camp == VILLAGE else "非村民阵营"
         feedback(state, seer, "预言", target, result, f"你预言了{target}：{result}。")
-    elif stage_id == "wolves":
-        witch = _witch(state)
-        # 通灵<强制> — 反馈被指杀的角色 (while she still holds 通灵)
-        if witch and witch.alive and not witch.skills_lost and witch.has_charge(SPIRIT):
-            kill = data.kill
-            killed = [kill] if kill else []
-            feedback(
-                state,
-                witch.name,
-                "通灵",
-                None,
-                killed,
-                f"今晚被指杀的角色：{kill}。" if kill else "今晚没有角色被指杀。",
-            )
+
+
+def witch_spirit(state: GameState) -> None:
+    """狼人行动 closes: 通灵<强制> — 反馈被指杀的角色 (while the 女巫 still holds 通灵)."""
+    witch = _witch(state)
+    if witch and witch.alive and not witch.skills_lost and witch.has_charge(SPIRIT):
+        kill = ext(state).kill
+        killed = [kill] if kill else []
+        feedback(
+            state,
+            witch.name,
+            "通灵",
+            None,
+            killed,
+            f"今晚被指杀的角色：{kill}。" if kill else "今晚没有角色被指杀。",
+        )
 
 
 def settle_night(state: GameState) -> None:
@@ -323,34 +325,40 @@ def _hand_badge(state: GameState, successor: str | None) -> None:
         report(state, f"警长{old}撕掉了警徽。")
 
 
-def check_answer(state: GameState, prompt: Prompt, cmd: Command) -> None:
-    """Every refusal of an answer (nothing after these checks refuses); changes nothing."""
+def check_shoot(state: GameState, cmd: Command) -> None:
+    # 最后一枪<限定> — 选择一名其他角色
+    if cmd.targets[0] == cmd.actor:
+        raise IllegalCommand("最后一枪需要选择一名其他角色")
+
+
+def answer_shoot(state: GameState, prompt: Prompt, cmd: Command) -> None:
+    # …该角色立即出局
     target = cmd.targets[0]
-    if prompt.skill == SHOOT:
-        if target == cmd.actor:
-            raise IllegalCommand("最后一枪需要选择一名其他角色")
-    elif prompt.skill == SUCCEED and target != TEAR_BADGE and target not in _successor_candidates(state, cmd.actor):
+    state.char(cmd.actor).spend(SHOOT)
+    report(state, f"猎人{cmd.actor}发动最后一枪，{target}出局。")
+    put_out(state, target, "最后一枪")
+
+
+def shoot_lapses(state: GameState, prompt: Prompt) -> None:
+    director_text = f"猎人{prompt.actor}未按时发动最后一枪，视为放弃。"
+    emit(state, NOTICE, Audience.director(), director_text)
+
+
+def check_succeed(state: GameState, cmd: Command) -> None:
+    # 殉职<强制> — 选择一名角色继任警长或撕掉警徽 (白痴装傻后不能成为目标)
+    target = cmd.targets[0]
+    if target != TEAR_BADGE and target not in _successor_candidates(state, cmd.actor):
         raise IllegalCommand(f"{target}不能继任警长")
 
 
-def answer_prompt(state: GameState, prompt: Prompt, cmd: Command) -> None:
-    check_answer(state, prompt, cmd)
+def answer_succeed(state: GameState, prompt: Prompt, cmd: Command) -> None:
     target = cmd.targets[0]
-    if prompt.skill == SHOOT:
-        state.char(cmd.actor).spend(SHOOT)
-        report(state, f"猎人{cmd.actor}发动最后一枪，{target}出局。")
-        put_out(state, target, "最后一枪")
-    elif prompt.skill == SUCCEED:
-        _hand_badge(state, None if target == TEAR_BADGE else target)
+    _hand_badge(state, None if target == TEAR_BADGE else target)
 
 
-def prompt_default(state: GameState, prompt: Prompt) -> None:
-    if prompt.skill == SHOOT:
-        director_text = f"猎人{prompt.actor}未按时发动最后一枪，视为放弃。"
-        emit(state, NOTICE, Audience.director(), director_text)
-    elif prompt.skill == SUCCEED:
-        # 警长未按时发动<殉职>后，则视为撕掉警徽 (the later copy of the flow section)
-        _hand_badge(state, None)
+def succeed_lapses(state: GameState, prompt: Prompt) -> None:
+    # 警长未按时发动<殉职>后，则视为撕掉警徽 (the later copy of the flow section)
+    _hand_badge(state, None)
 
 
 # -- day ---------------------------------------------------------------------------------------
@@ -491,6 +499,45 @@ def apply_surrender(state: GameState, cmd: Command) -> None:
         judge_lost(state, WOLVES, "投降")
 
 
+# -- settlement steps (the agenda's named tasks) -------------------------------------------
+def start(state: GameState) -> None:
+    """开局 closes: 认亲 settles (`settle_start`), then win/loss is judged."""
+    settle_start(state)
+    check_outcome(state)
+
+
+def showdown_lapse(state: GameState) -> None:
+    if ext(state).showdown:
+        # 拍刀环节 closed with no 拍刀 submitted: 村民阵营 wins
+        announce(state, "狼人未在时限内提交拍刀，村民阵营胜利。")
+        declare_win(state, VILLAGE, "未提交拍刀")
+
+
+def red_cards(state: GameState) -> None:
+    """白天红牌罚下导致的出局结算在投票结算之后执行."""
+    settle_red_cards(state, PINMING)
+
+
+def _first_day(state: GameState) -> bool:
+    return state.phase.number == 1
+
+
+def _later_day(state: GameState) -> bool:
+    return state.phase.number != 1
+
+
+SETTLE = {
+    START: (Task("start", start),),
+    NIGHT: (Task("showdown_lapse", showdown_lapse), Task("night", settle_night)),
+    DAY: (
+        Task("showdown_lapse", showdown_lapse),
+        Task("election", elect, when=_first_day),  # 竞岗: 第一天投票结束后
+        Task("vote", resolve_vote, when=_later_day),
+        Task("red_cards", red_cards),
+    ),
+}
+
+
 def _no_check(state: GameState, cmd: Command) -> None:
     return None
 
@@ -500,24 +547,48 @@ def _never(state: GameState, cmd: Command) -> None:
 
 
 # -- the ruleset -------------------------------------------------------------------------------
+# the skills name their stage (`SkillSpec.stage`); a stage carries what flows once it closes
 NIGHT_STAGES = (
-    NightStage("seer", "预言家行动", frozenset({CHECK})),
-    NightStage("wolves", "狼人行动", frozenset({KILL})),
-    NightStage("witch", "女巫行动", frozenset({ANTIDOTE, POISON}), opens_with_night=False),
+    NightStage("seer", "预言家行动", on_close=seer_result),
+    NightStage("wolves", "狼人行动", on_close=witch_spirit),
+    NightStage("witch", "女巫行动", opens_with_night=False),  # 女巫 acts once she knows the kill
 )
 
 _DN = frozenset({DAY, NIGHT})
+_NIGHT = frozenset({NIGHT})
 _ANY = frozenset({START, DAY, NIGHT})
 SKILLS = {
     s.id: s
     for s in (
         SkillSpec(RECOGNIZE, "认亲", frozenset({START}), ONE_TARGET, check_recognize, apply_recognize),
-        SkillSpec(CHECK, "预言", frozenset({NIGHT}), ONE_TARGET, check_check, apply_check),
-        SkillSpec(KILL, "杀人", frozenset({NIGHT}), ONE_TARGET, check_kill, apply_kill, audience="group:wolves"),
-        SkillSpec(ANTIDOTE, "救药", frozenset({NIGHT}), ONE_TARGET, check_antidote, apply_antidote),
-        SkillSpec(POISON, "毒药", frozenset({NIGHT}), ONE_TARGET, check_poison, apply_poison),
-        SkillSpec(SHOOT, "最后一枪", _ANY, ONE_TARGET, _no_check, _no_check, prompt=True, actor_may_be_out=True),
-        SkillSpec(SUCCEED, "殉职", _ANY, SUCCESSOR, _no_check, _no_check, prompt=True, actor_may_be_out=True),
+        SkillSpec(CHECK, "预言", _NIGHT, ONE_TARGET, check_check, apply_check, stage="seer"),
+        SkillSpec(KILL, "杀人", _NIGHT, ONE_TARGET, check_kill, apply_kill, audience="group:wolves", stage="wolves"),
+        SkillSpec(ANTIDOTE, "救药", _NIGHT, ONE_TARGET, check_antidote, apply_antidote, stage="witch"),
+        SkillSpec(POISON, "毒药", _NIGHT, ONE_TARGET, check_poison, apply_poison, stage="witch"),
+        SkillSpec(
+            SHOOT,
+            "最后一枪",
+            _ANY,
+            ONE_TARGET,
+            check_shoot,
+            _no_check,
+            prompt=True,
+            actor_may_be_out=True,
+            answer=answer_shoot,
+            on_timeout=shoot_lapses,
+        ),
+        SkillSpec(
+            SUCCEED,
+            "殉职",
+            _ANY,
+            SUCCESSOR,
+            check_succeed,
+            _no_check,
+            prompt=True,
+            actor_may_be_out=True,
+            answer=answer_succeed,
+            on_timeout=succeed_lapses,
+        ),
         SkillSpec(FEIGN, "装傻", _ANY, YES_NO, _never, _no_check, prompt=True),
         SkillSpec(DUEL, "决战", _DN, NO_TARGET, check_duel, apply_duel, audience="group:wolves"),
         SkillSpec(SLASH, "拍刀", _DN, MANY_TARGETS, check_slash, apply_slash, audience="group:wolves"),
@@ -537,11 +608,6 @@ SKILLS = {
 
 
 class Pinming(Ruleset):
-    def deal(self, count: int, rng: random.Random) -> list[str]:
-        if count != len(STANDARD_DECK):
-            raise ValueError(f"品茗的标准配置是{len(STANDARD_DECK)}人，随机发身份需要恰好{len(STANDARD_DECK)}名玩家")
-        return list(STANDARD_DECK)
-
     def validate_roles(self, roles: list[str]) -> None:  # type: ignore[override]
         for role in (HALFBLOOD, YANDERE):
             if roles.count(role) > 1:
@@ -569,51 +635,8 @@ class Pinming(Ruleset):
         first_day = "今天是小镇传统竞选警长日，投票最高者当选警长，不会有人因投票出局。"
         announce(state, day_opening(state, first_day, reports=ext(state).report))
 
-    def on_stage_closed(self, state: GameState, stage: int) -> None:
-        on_stage_closed(state, stage)
-
-    def settlement(self, state: GameState) -> list[tuple[Any, ...]]:
-        kind = state.phase.kind
-        if kind == START:
-            return [("start",)]
-        if kind == NIGHT:
-            return [("showdown_lapse",), ("night",)]
-        first = ("election",) if state.phase.number == 1 else ("vote",)
-        return [("showdown_lapse",), first, ("red_cards",)]
-
-    def run_task(self, state: GameState, task: tuple[Any, ...]) -> None:
-        name = task[0]
-        if name == "start":
-            settle_start(state)
-            check_outcome(state)
-        elif name == "night":
-            settle_night(state)
-        elif name == "election":
-            elect(state)
-        elif name == "vote":
-            resolve_vote(state)
-        elif name == "red_cards":
-            settle_red_cards(state, self)
-        elif name == "showdown_lapse":
-            if ext(state).showdown:
-                # 拍刀环节 closed with no 拍刀 submitted: 村民阵营 wins
-                announce(state, "狼人未在时限内提交拍刀，村民阵营胜利。")
-                declare_win(state, VILLAGE, "未提交拍刀")
-        else:
-            raise ValueError(name)
-
     def on_out(self, state: GameState, name: str, cause: str) -> None:
         on_out(state, name, cause)
-
-    def answer_prompt(self, state: GameState, prompt: Prompt, cmd: Command) -> None:
-        answer_prompt(state, prompt, cmd)
-
-    def check_answer(self, state: GameState, prompt: Prompt, cmd: Command) -> bool:
-        check_answer(state, prompt, cmd)
-        return True
-
-    def prompt_default(self, state: GameState, prompt: Prompt) -> None:
-        prompt_default(state, prompt)
 
     def can_vote(self, state: GameState, voter: str) -> str | None:
         if _feigned(state, voter):
@@ -684,9 +707,11 @@ PINMING = Pinming(
     name="品茗",
     aliases=("M196", "pinming", "品茗（M196）"),
     roles=ROLES,
+    deck=tuple(STANDARD_DECK),
     camp_names=CAMP_NAMES,
     skill_aliases={"解药": "救药"},
     night_stages=NIGHT_STAGES,
+    settle=SETTLE,
     options={
         OPTION_MIXED_IN_GROUP: OptionSpec(
             OPTION_MIXED_IN_GROUP,

@@ -26,9 +26,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ...engine.commands import VOTE, Command
-from ...engine.model import DAY, NIGHT, START
-from ...rulesets.pinming.rules import (
+from banshe.engine.commands import VOTE, Command
+from banshe.engine.model import DAY, NIGHT, START
+from banshe.sim.agents import Observation
+from banshe.sim.heuristic.base import DEFER, HeuristicAgent, findall, register
+
+from .rules import (
     ANTIDOTE,
     CHECK,
     DUEL,
@@ -42,8 +45,6 @@ from ...rulesets.pinming.rules import (
     WITCH,
     WOLF_GROUP,
 )
-from ..agents import Observation
-from .base import DEFER, HeuristicAgent, findall, register
 
 _IDIOT_RE = re.compile(r"(\S+?)是白痴，发动装傻")
 _ELECTED_RE = re.compile(r"第1天投票结束（[^）]*），(\S+?)当选警长")
