@@ -7,7 +7,6 @@ nothing; an accepted one redirects (303) back to the page.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import os
@@ -47,10 +46,10 @@ from ..engine.commands import (
 )
 from ..engine.ruleset import FREE_TEXT, MANY_TARGETS, NO_TARGET, YES_NO
 from ..rulesets.registry import all_rulesets, find_ruleset
-from . import auth, import_schema, security
+from . import auth, import_schema, live, security
 from . import idempotency as idem
 from . import schedule as sched
-from .db import make_engine, migrate, session_factory
+from .db import live_url, make_engine, migrate, session_factory
 from .forum_desk import install as install_forum_desk
 from .games import GameService, NotFound, ServiceError, board_counts, counts_text
 from .models import Director, Game, Seat
@@ -148,11 +147,16 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        pushed.hub.bind()
+        if listener is not None:
+            listener.start()
         if scheduler is not None:
             scheduler.start()
         yield
         if scheduler is not None:
             scheduler.stop()
+        if listener is not None:
+            listener.stop()
 
     app = FastAPI(title="banshe 版杀自动导演", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.state.service = service
@@ -165,6 +169,10 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
     templates.env.globals["quote"] = quote
     templates.env.globals["form_key"] = idem.new_key  # a fresh idempotency key per rendered form
     templates.env.globals["ruleset_name"] = lambda rid: find_ruleset(rid).name
+    pushed = live.Live(service, templates.env)  # issue 13: pushed live updates
+    app.state.live = pushed
+    # on PostgreSQL the other processes' writes wake this one's streams too (LISTEN/NOTIFY)
+    listener = live.PgListener(live_url(engine), pushed.hub) if engine.dialect.name == "postgresql" else None
 
     def render(request: Request, name: str, ctx: dict[str, Any], status: int = 200) -> HTMLResponse:
         return templates.TemplateResponse(request, name, ctx, status_code=status)
@@ -571,7 +579,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
     async def god_events(request: Request, game_id: int) -> Response:
         director, _csrf = director_of(request)
         owned(director, game_id)
-        return sse(request, game_id, lambda: str(service.version(game_id)))  # the director sees all
+        return sse(pushed.stream(game_id, "", settings.sse_max_seconds, request.is_disconnected))
 
     def review(request: Request, game_id: int, allowed: bool, back: tuple[str, str] = ("", "")) -> Response:
         ctx = director_page(service, game_id)
@@ -641,7 +649,17 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
         def version() -> str:  # raises NotFound once the link died (替补): the stream ends
             return viewer_version(player_page(service, seat_of(token)))
 
-        return sse(request, seat.game_id, version)
+        shown = request.query_params.get("v", "")[:64]
+        stream = pushed.stream(
+            seat.game_id,
+            seat.name,
+            settings.sse_max_seconds,
+            request.is_disconnected,
+            version,
+            shown,
+            lambda: seat_of(token),
+        )
+        return sse(stream)
 
     @app.get("/p/{token}/state.json")
     def player_state(request: Request, token: str) -> Response:
@@ -755,36 +773,10 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
 
         return await player_action(request, token, "thread", act)
 
-    # -- live updates ----------------------------------------------------------------------------
-    def sse(request: Request, game_id: int, version: Callable[[], str]) -> StreamingResponse:
-        """Live updates: `version()` is what THIS viewer can see, digested; a message goes out only
-        when it changes. The per-game change counter only says when to look again (it is never sent),
-        and the viewer's version is looked at every sse_recheck_seconds too (other processes' writes,
-        a dead link). A link that dies (替补) ends its stream with a `gone` event."""
-
-        async def stream() -> AsyncIterator[str]:
-            sent: str | None = None
-            looked, looked_at = -1, 0.0
-            started = time.monotonic()
-            yield "retry: 2000\n\n"
-            while True:
-                changes = service.version(game_id)
-                if changes != looked or time.monotonic() - looked_at >= settings.sse_recheck_seconds:
-                    looked, looked_at = changes, time.monotonic()
-                    try:
-                        current = await run_in_threadpool(version)
-                    except NotFound:
-                        yield "event: gone\ndata: 链接已停用\n\n"
-                        return
-                    if current != sent:
-                        sent = current
-                        yield f"event: update\ndata: {current}\n\n"
-                if time.monotonic() - started >= settings.sse_max_seconds or await request.is_disconnected():
-                    return
-                await asyncio.sleep(0.5)
-
+    # -- live updates (live.py) ------------------------------------------------------------------
+    def sse(stream: AsyncIterator[str]) -> StreamingResponse:
         headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-        return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)
+        return StreamingResponse(stream, media_type="text/event-stream", headers=headers)
 
     return app
 

@@ -47,7 +47,7 @@ from ..engine.view import is_legal
 from ..forum import VoteFormatError, parse_vote
 from ..rulesets.registry import find_ruleset, get_ruleset
 from . import idempotency as idem
-from . import import_schema
+from . import import_schema, pgsync
 from . import schedule as sched
 from .models import (
     Announcement,
@@ -112,6 +112,7 @@ class GameService:
         self._guard = threading.Lock()
         self._cache: OrderedDict[int, _Cached] = OrderedDict()
         self.versions: dict[int, int] = {}
+        self.on_change: Callable[[int], None] | None = None  # called after each committed write
         self._failed: dict[int, float] = {}  # game id -> monotonic time its deadlines are tried again
         # SQLite has one writer at a time and its busy handler is unfair under load: queue writers here
         bind = sessions.kw.get("bind")
@@ -132,6 +133,7 @@ class GameService:
         with self.lock(game_id), self._writer or nullcontext():
             s = self.sessions()
             try:
+                pgsync.lock_game(s, game_id)
                 game = s.get(Game, game_id)
                 if game is None:
                     raise NotFound("没有这局游戏")
@@ -150,6 +152,7 @@ class GameService:
                     pending.stored_id = row.id
                 else:
                     yield s, game
+                pgsync.announce(s, game_id)
                 s.commit()
             except IntegrityError as exc:
                 s.rollback()
@@ -169,6 +172,8 @@ class GameService:
             finally:
                 s.close()
             self.versions[game_id] = self.versions.get(game_id, 0) + 1
+            if self.on_change is not None:
+                self.on_change(game_id)  # live pages (live.py)
 
     def once(self, game_id: int, key: str, act: Callable[[], str]) -> str:
         """Run `act` (a submission answering a result text) at most once per form key; a resend of
