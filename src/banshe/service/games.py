@@ -213,6 +213,10 @@ class GameService:
     def ruleset(game: Game) -> Ruleset:
         return get_ruleset(game.ruleset)
 
+    def head_seq(self, s: Session, game_id: int) -> int:
+        """The highest stored command seq (the live feed's change mark)."""
+        return self._head(s, game_id)
+
     def _head(self, s: Session, game_id: int) -> int:
         return int(s.scalar(select(func.max(CommandRow.seq)).where(CommandRow.game_id == game_id)) or 0)
 

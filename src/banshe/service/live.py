@@ -11,7 +11,7 @@
 - Per viewer the step is decided from `view(state, viewer)` only (the engine's visibility, as
   the pages themselves): a digest of everything his live area shows except the thread and the
   chats (his view without the other players' vote events — those reach pages only as posts —,
-  his legal commands, his deadline, the game's status). If it moved, or the change is one a
+  his actions as his page lists them, his deadline, the game's status). If it moved, or the change is one a
   fragment cannot express (phase, 公示, status, seats), he gets `reload`; else the new posts
   (`post`) and the messages of the groups he is in (`chat`). A step that changes nothing he can
   see sends him nothing at all.
@@ -29,7 +29,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from jinja2 import Environment
@@ -39,12 +39,14 @@ from starlette.concurrency import run_in_threadpool
 from ..engine.commands import CHANGE_VOTE, VOTE
 from ..engine.events import ACCEPTED, ANNOUNCE
 from ..engine.model import GameState
-from ..engine.view import legal_commands, view
+from ..engine.view import view
+from ..rulesets.registry import get_ruleset
 from . import schedule as sched
 from .games import GameService, NotFound
 from .models import Deadline, Game, GroupMessage, Post, Seat
 from .notices import DIRECTOR_POST_KIND, NOTICE_KIND
 from .views import ThreadItem, deadline_view, hides_votes, post_item, quote_of, thread_items
+from .views import _actions as actions
 
 log = logging.getLogger("banshe.live")
 CHANNEL = "banshe_live"  # PostgreSQL NOTIFY channel; the payload is the game id
@@ -162,7 +164,7 @@ def _digest(game: Game, state: GameState, deadline: Deadline | None, viewer: str
     seen = {
         "v": {k: x for k, x in v.items() if k != "events"},
         "events": events,
-        "legal": sorted(json.dumps(c.to_json(), sort_keys=True) for c in legal_commands(state, viewer)),
+        "actions": [asdict(a) for a in actions(get_ruleset(state.ruleset), state, viewer, v["events"])],
         "deadline": deadline_view(deadline, game, v, viewer),
         "status": game.status,
     }
@@ -224,7 +226,7 @@ class Feed:
             hide = hides_votes(rs, state)
             mark = (state.phase.label, state.settling, state.over, game.status, published, seats, hide)
             changed = (
-                len(state.commands),
+                svc.head_seq(s, self.game_id),  # a replaced submission keeps the count, not the seq
                 head,
                 chat_head,
                 None if deadline is None else (deadline.id, deadline.due_at),
