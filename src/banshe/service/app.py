@@ -172,7 +172,9 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
     pushed = live.Live(service, templates.env)  # issue 13: pushed live updates
     app.state.live = pushed
     # on PostgreSQL the other processes' writes wake this one's streams too (LISTEN/NOTIFY)
-    listener = live.PgListener(live_url(engine), pushed.hub) if engine.dialect.name == "postgresql" else None
+    listener = None
+    if engine.dialect.name == "postgresql":
+        listener = live.PgListener(live_url(engine), pushed.hub, service.forget_seats)
 
     def render(request: Request, name: str, ctx: dict[str, Any], status: int = 200) -> HTMLResponse:
         return templates.TemplateResponse(request, name, ctx, status_code=status)

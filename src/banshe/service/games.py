@@ -113,6 +113,8 @@ class GameService:
         self._cache: OrderedDict[int, _Cached] = OrderedDict()
         self.versions: dict[int, int] = {}
         self.on_change: Callable[[int], None] | None = None  # called after each committed write
+        self._seats: dict[str, Seat] = {}  # token -> its active seat (issue 13: no lookup per request)
+        self._seat_epoch = 0
         self._failed: dict[int, float] = {}  # game id -> monotonic time its deadlines are tried again
         # SQLite has one writer at a time and its busy handler is unfair under load: queue writers here
         bind = sessions.kw.get("bind")
@@ -984,6 +986,15 @@ class GameService:
         person = person.strip()
         if len(person) > 64 or not person.isprintable():
             raise ServiceError("替补玩家的名字过长或含有不可见字符")
+        try:
+            return self._substitute(game_id, name, at, person)
+        finally:
+            self.forget_seats(game_id)  # the old link dies at once (also when the commit failed)
+            with self.sessions() as s:  # and in the other processes (PostgreSQL)
+                pgsync.announce(s, game_id, seats=True)
+                s.commit()
+
+    def _substitute(self, game_id: int, name: str, at: str | None, person: str) -> Seat:
         with self._tx(game_id) as (s, game):
             state = self.state_of(s, game)
             self._check_at(game, state, at)
@@ -1049,13 +1060,30 @@ class GameService:
 
     # -- lookups for pages -------------------------------------------------------------------------
     def seat_by_token(self, token: str) -> Seat:
+        """The active seat of a link (cached: a link changes only by 替补, which forgets its game's)."""
         if not TOKEN.match(token):
             raise NotFound("链接无效或已停用")
+        cached = self._seats.get(token)
+        if cached is not None:
+            return cached
+        epoch = self._seat_epoch
         with self.sessions() as s:
             seat = s.scalar(select(Seat).where(Seat.token == token))
             if seat is None or not seat.active:
                 raise NotFound("链接无效或已停用")
-            return seat
+        with self._guard:
+            if epoch == self._seat_epoch:  # no 替补 while it was read
+                if len(self._seats) >= CACHE_GAMES * 32:
+                    self._seats.clear()
+                self._seats[token] = seat
+        return seat
+
+    def forget_seats(self, game_id: int) -> None:
+        """A 替补 in `game_id` (here or in another process): its links are looked up again."""
+        with self._guard:
+            self._seat_epoch += 1
+            for token in [t for t, x in self._seats.items() if x.game_id == game_id]:
+                del self._seats[token]
 
     def published_count(self, s: Session, game_id: int) -> int:
         return int(

@@ -441,9 +441,10 @@ class Live:
 class PgListener:
     """PostgreSQL `LISTEN banshe_live` in a thread: other processes' writes wake this one's streams."""
 
-    def __init__(self, url: str, hub: Hub) -> None:
+    def __init__(self, url: str, hub: Hub, forget_seats: Callable[[int], None]) -> None:
         self.url = url
         self.hub = hub
+        self.forget_seats = forget_seats
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="banshe-live-listen", daemon=True)
 
@@ -467,8 +468,12 @@ class PgListener:
                     first = False
                     while not self._stop.is_set():
                         for n in conn.notifies(timeout=1.0):
-                            if n.payload.isdigit():
-                                self.hub.notify(int(n.payload))
+                            game, _, what = n.payload.partition(":")
+                            if not game.isdigit():
+                                continue
+                            if what == "seats":
+                                self.forget_seats(int(game))
+                            self.hub.notify(int(game))
             except Exception:  # the database went away: try again shortly
                 log.exception("live listener lost its connection")
                 first = False

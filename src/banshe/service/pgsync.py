@@ -21,7 +21,9 @@ def lock_game(s: Session, game_id: int) -> None:
         s.execute(text("SELECT pg_advisory_xact_lock(:space, :game)"), {"space": LOCK_SPACE, "game": game_id})
 
 
-def announce(s: Session, game_id: int) -> None:
-    """Wake every process's streams of the game once the transaction commits."""
+def announce(s: Session, game_id: int, seats: bool = False) -> None:
+    """Wake every process's streams of the game once the transaction commits (`seats`: a 替补,
+    the processes forget the game's cached links). The payload: `<game>` or `<game>:seats`."""
     if _pg(s):
-        s.execute(text("SELECT pg_notify(:channel, :game)"), {"channel": CHANNEL, "game": str(game_id)})
+        payload = f"{game_id}:seats" if seats else str(game_id)
+        s.execute(text("SELECT pg_notify(:channel, :game)"), {"channel": CHANNEL, "game": payload})
