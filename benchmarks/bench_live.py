@@ -152,10 +152,21 @@ def cell(values: list[float]) -> str:
 
 
 def proc_cpu(pid: int) -> float:
-    """utime + stime of a process in seconds, from /proc/<pid>/stat (fields 14 and 15)."""
-    raw = Path(f"/proc/{pid}/stat").read_text()
+    """utime + stime in seconds of a process and its live children (`--workers`: uvicorn's worker
+    processes), from /proc/<pid>/stat (fields 14 and 15) and /proc/<pid>/task/*/children."""
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0.0
     rest = raw[raw.rindex(")") + 2 :].split()
-    return (int(rest[11]) + int(rest[12])) / os.sysconf("SC_CLK_TCK")
+    total = (int(rest[11]) + int(rest[12])) / os.sysconf("SC_CLK_TCK")
+    for task in Path(f"/proc/{pid}/task").glob("*/children"):
+        try:
+            kids = task.read_text().split()
+        except OSError:
+            continue
+        total += sum(proc_cpu(int(k)) for k in kids)
+    return total
 
 
 def self_cpu() -> float:
@@ -668,6 +679,8 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     for kind, games in plans:
         for w in workers:
+            if kind == "sqlite" and w > 1:
+                continue  # banshe serve refuses several processes on SQLite
             rate = args.rate if args.rate is not None else float(games)
             print(f"… {kind} {games} 局 {w} 进程 {rate:g} 帖/秒", flush=True)
             results.append(one_run(args, kind, games, rate, w))
