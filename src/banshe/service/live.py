@@ -50,7 +50,7 @@ from .views import _actions as actions
 
 log = logging.getLogger("banshe.live")
 CHANNEL = "banshe_live"  # PostgreSQL NOTIFY channel; the payload is the game id
-KEEP_STEPS = 32  # steps a stream may lag behind before it is told to reload
+KEEP_STEPS = 8  # steps (each a copy of the state) a stream may lag behind before it is told to reload
 KEEPALIVE = 15.0  # seconds between SSE comments on an idle stream (on a fixed clock, see `stream`)
 RELOAD = "reload"
 _LINES = re.compile(r"\r\n|\r|\n")
