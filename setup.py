@@ -25,15 +25,16 @@ COMPILED = [
     "src/banshe/rulesets/chenji/rules.py",
     "src/banshe/rulesets/chenji/achievements.py",
     "src/banshe/rulesets/ganran/rules.py",
+    "src/banshe/rulesets/ganran/state.py",
+    "src/banshe/rulesets/ganran/bots.py",
+    "src/banshe/rulesets/ganran/effects.py",
     "src/banshe/sim/env.py",
     "src/banshe/sim/heuristic/base.py",
     "src/banshe/sim/heuristic/pinming.py",
     "src/banshe/sim/heuristic/chenji.py",
-    "src/banshe/sim/heuristic/ganran.py",
     "src/banshe/sim/stats.py",
     "src/banshe/sim/effects.py",
     "src/banshe/sim/effects_chenji.py",
-    "src/banshe/sim/effects_ganran.py",
 ]
 
 ext_modules = []

@@ -16,6 +16,7 @@ from banshe.engine.model import NIGHT, GameState
 from banshe.engine.view import legal_commands, view
 from banshe.rulesets import new_game
 from banshe.rulesets.ganran import GANRAN
+from banshe.rulesets.ganran.state import ext
 from banshe.sim.bots import RandomBot, play_random_game
 
 GAMES = st.tuples(st.integers(min_value=10, max_value=20), st.integers(min_value=0, max_value=10_000))
@@ -162,5 +163,5 @@ def test_offered_targets_reveal_no_hidden_state(params: tuple[int, int], where: 
             elif skill in ("bullet", "cross"):
                 assert targets == alive - {actor}, (actor, skill)
             elif skill in ("shield", "garlic"):
-                last = cut.flags.get("guard_last", {}).get(skill)
+                last = ext(cut).guard_last.get(skill)
                 assert alive - targets <= ({last[1]} if last else set()), (actor, skill)

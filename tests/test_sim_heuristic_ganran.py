@@ -15,9 +15,10 @@ from banshe.engine.events import ACCEPTED
 from banshe.engine.model import GameState, Phase
 from banshe.engine.view import legal_commands
 from banshe.rulesets import new_game
+from banshe.rulesets.ganran.effects import ganran_effects
+from banshe.rulesets.ganran.state import ext
 from banshe.scenario import load, play
 from banshe.sim.agents import Observation, load_policy
-from banshe.sim.effects_ganran import ganran_effects
 from banshe.sim.env import GameEnv, play_game
 from banshe.sim.heuristic import HeuristicAgent
 from banshe.sim.runner import game_seed, seat_names
@@ -227,8 +228,8 @@ def test_heuristic_games_end_legally(players: int) -> None:
         assert env.finished and state.winner is not None
         assert env.refused == 0, "a heuristic agent posted an illegal command"
         winners[state.winner] += 1
-        chain = state.flags.get("chain", [])
-        infector = {str(e["infected"]): str(e["infector"]) for e in chain if "infected" in e}
+        chain = ext(state).chain
+        infector = {e.infected: e.infector for e in chain if e.infected}
         kings = {c.name for c in state.chars.values() if c.role in ("mutu", "cain")}
         witch = next(c.name for c in state.chars.values() if c.role == "witch")
         for phase, cmd in _accepted(state):
@@ -245,11 +246,7 @@ def test_heuristic_games_end_legally(players: int) -> None:
                     assert targets[0] != own_king
                 # a king never bites a player he converted on an earlier night
                 now = Phase.parse(phase).ordinal
-                earlier = {
-                    str(e["infected"])
-                    for e in chain
-                    if e.get("infector") == actor and Phase.parse(e["phase"]).ordinal < now
-                }
+                earlier = {e.infected for e in chain if e.infector == actor and Phase.parse(e.phase).ordinal < now}
                 assert targets[0] not in earlier or state.chars[actor].role not in ("mutu", "cain")
             if skill == "antidote":
                 assert targets == [witch]

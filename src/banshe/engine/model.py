@@ -179,6 +179,11 @@ class RulesetState:
     def new_phase(self) -> None:
         """Forget what belongs to the phase that ended (this phase's submissions)."""
 
+    def queued_reports(self) -> list[str] | None:
+        """The typed queue of the night's 公示 that a game-ending night publishes with its result
+        (`publish.night_close`, which empties it); None: `state.flags[report_key]`."""
+        return None
+
     def fingerprint(self) -> str:
         return repr(self)
 

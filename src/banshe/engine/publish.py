@@ -37,9 +37,15 @@ def day_opening(
 
 def night_close(state: GameState, report_key: str = "report") -> str:
     """The night that ends the game opens no day, so its outs (and the night's queued notices)
-    go out with the result instead of at the next day's opening (issue 12: 最后一夜必须公示)."""
+    go out with the result instead of at the next day's opening (issue 12: 最后一夜必须公示): the
+    ruleset's typed queue (`RulesetState.queued_reports`), else `state.flags[report_key]`."""
     night = [o.player for o in state.outs if o.phase == state.phase]
     label = state.phase.label
     lines = [f"{label}出局：" + "、".join(night) + "。" if night else f"{label}无人出局。"]
-    lines.extend(state.flags.pop(report_key, []))
+    queued = state.ext.queued_reports()
+    if queued is None:
+        lines.extend(state.flags.pop(report_key, []))
+    else:
+        lines.extend(queued)
+        queued.clear()
     return "".join(lines)

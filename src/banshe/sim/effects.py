@@ -71,5 +71,8 @@ def pinming_effects(state: GameState, effects: Counter[str]) -> None:
             effects["品茗\t装傻后存活到终局"] += 1
 
 
-# 沉寂与取酒 and 感染 register their counters in their own modules
-from . import effects_chenji, effects_ganran  # noqa: E402,F401
+# 沉寂与取酒 registers its counters in its own module, a ruleset package in its `effects.py`
+from ..rulesets import load_modules  # noqa: E402
+from . import effects_chenji  # noqa: E402,F401
+
+load_modules("effects")

@@ -37,9 +37,12 @@ from banshe.engine.ruleset import (
     Condition,
     NightStage,
     OptionSpec,
+    Role,
     Ruleset,
     SkillSpec,
 )
+
+from .state import GanranState, Link, ext
 
 # -- names (data) ------------------------------------------------------------------------------
 SEER, WITCH, GUARD, ELDER, HUNTER, PRIEST, CUPID, MUTU, CAIN, VILLAGER = (
@@ -54,20 +57,7 @@ SEER, WITCH, GUARD, ELDER, HUNTER, PRIEST, CUPID, MUTU, CAIN, VILLAGER = (
     "cain",
     "villager",
 )
-ROLE_NAMES = {
-    SEER: "先知",
-    WITCH: "女巫",
-    GUARD: "守卫",
-    ELDER: "长老",
-    HUNTER: "猎人",
-    PRIEST: "教士",
-    CUPID: "爱神",
-    MUTU: "穆图",
-    CAIN: "该隐",
-    VILLAGER: "村民",
-}
 ROLE_ALIASES = {"丘比特": CUPID}
-SPECIALS = (SEER, WITCH, GUARD, ELDER, HUNTER, PRIEST, CUPID, MUTU, CAIN)  # 各一人，村民不限
 
 VILLAGE, WOLVES, VAMPIRES, SPECIAL, LOVERS, NONE = "village", "wolf", "vampire", "special", "lovers", "none"
 CAMP_NAMES = {
@@ -111,6 +101,30 @@ KIND_OF_SKILL = {BITE: WOLF_KIND, SUCK: VAMP_KIND}
 KING_OF_KIND = {WOLF_KIND: MUTU, VAMP_KIND: CAIN}
 GUARD_OF_SKILL = {BITE: SHIELD, SUCK: GARLIC}  # 银盾 blocks 咬噬, 胡蒜 blocks 吸血
 ELDER_MARK = {BITE: "bitten", SUCK: "sucked"}
+
+# 身份与技能 — 游戏开始时，先知、女巫、守卫、长老、猎人、教士、爱神、村民属于〖村民阵营〗，穆图属于
+# 〖狼人阵营〗，该隐属于〖吸血鬼阵营〗: each identity, its skills, and one charge for a <限定技>
+# (and the 女巫's 通灵, lost with 解药). 穆图/该隐 hold 咬噬/吸血 without limit; an infection
+# gives any other character one 咬噬/吸血 of its new kind (`settle_infection`), so those two
+# are promised to no identity (`Ganran.skill_holders`).
+ROLES = (
+    Role(SEER, "先知", VILLAGE, skills=(CHECK,)),  # 预言
+    # 通灵<锁定技>, 解药<限定技>, 毒药<限定技>
+    Role(WITCH, "女巫", VILLAGE, skills=(ANTIDOTE, POISON), charges=((SPIRIT, 1), (ANTIDOTE, 1), (POISON, 1))),
+    Role(GUARD, "守卫", VILLAGE, skills=(SHIELD, GARLIC)),  # 银盾, 胡蒜
+    Role(ELDER, "长老", VILLAGE, skills=(KILL,)),  # 血疑; 杀人<觉醒技> once 特殊阵营
+    Role(HUNTER, "猎人", VILLAGE, skills=(BULLET,), charges=((BULLET, 1),)),  # 银色子弹<限定技>
+    Role(PRIEST, "教士", VILLAGE, skills=(CROSS,), charges=((CROSS, 1),)),  # 十字架<限定技>
+    Role(CUPID, "爱神", VILLAGE, skills=(ADORE,)),  # 爱慕<锁定技>
+    Role(MUTU, "穆图", WOLVES, skills=(BITE, WOLF_KING)),  # 穆图本身为狼人: 咬噬, 狼王
+    Role(CAIN, "该隐", VAMPIRES, skills=(SUCK, GHOST_KING)),  # 该隐本身为吸血鬼: 吸血, 鬼王
+    Role(VILLAGER, "村民", VILLAGE),
+)
+ROLE_NAMES = {r.id: r.name for r in ROLES}
+# 游戏开始时，有先知、女巫、守卫、长老、猎人、教士、爱神、穆图、该隐各一人，村民不限
+SPECIALS = tuple(r.id for r in ROLES if r.id != VILLAGER)
+KIND_OF_KING = {king: k for k, king in KING_OF_KIND.items()}  # 穆图本身为狼人, 该隐本身为吸血鬼
+INFECTION_SKILLS = frozenset(KIND_OF_SKILL)
 PENALTY_POINTS = 12  # 累计扣满12分者将予以罚下
 OPTION_SPIRIT_ALL = "通灵含无效目标"
 OPTION_ELDER_ALWAYS = "长老出局总是公示"
@@ -126,13 +140,17 @@ def _night(state: GameState) -> int:
     return state.phase.number
 
 
-def _has(state: GameState, name: str, role: str) -> bool:
-    c = state.char(name)
-    return c.role == role and not c.skills_lost
+def _holds(state: GameState, cmd: Command, note: str = "") -> None:
+    """Refuse a skill the actor's identity does not hold (`ROLES`) or has lost (【血疑】)."""
+    c = state.char(cmd.actor)
+    holders = GANRAN.holders_table[cmd.skill]
+    if c.role not in holders or c.skills_lost:
+        (role,) = holders
+        raise IllegalCommand(f"{cmd.actor}不是{ROLE_NAMES[role]}{note}，不能发动<{SKILLS[cmd.skill].name}>")
 
 
 def _lovers(state: GameState) -> tuple[str, ...]:
-    return tuple(state.flags.get("lovers", ()))
+    return ext(state).lovers
 
 
 def _king_name(state: GameState, k: str) -> str | None:
@@ -145,13 +163,12 @@ def report(state: GameState, text: str) -> None:
     if state.phase.kind == DAY:
         announce(state, text)
     else:
-        state.flags.setdefault("report", []).append(text)
+        ext(state).report.append(text)
 
 
-def chain(state: GameState, text: str, **data: Any) -> None:
+def chain(state: GameState, text: str, **data: str) -> None:
     """The infection chain for the 复盘 (director only)."""
-    entry = {"phase": state.phase.label, "text": text, **data}
-    state.flags.setdefault("chain", []).append(entry)
+    ext(state).chain.append(Link(state.phase.label, text, **data))
     emit(state, NOTICE, Audience.director(), f"[感染] {text}", **data)
 
 
@@ -175,7 +192,7 @@ def _assign(state: GameState, c: Character, camp: str) -> None:
         return
     c.camp = camp
     emit(state, CAMP, Audience.director(), f"{c.name}的阵营为{CAMP_NAMES[camp]}", player=c.name, camp=camp)
-    if state.flags.get("started") and camp != NONE and camp not in state.camps_in_game:
+    if ext(state).started and camp != NONE and camp not in state.camps_in_game:
         # a camp that first gets a member later enters the game then (rulings)
         state.camps_in_game.append(camp)
 
@@ -186,8 +203,9 @@ def recompute_camps(state: GameState) -> None:
     lover_camp: str | None = None
     if len(lovers) == 2:
         a, b = (base_camp(state.char(n)) for n in lovers)
-        if state.flags.get("lovers_camp") or a != b or a == NONE:
-            state.flags["lovers_camp"] = True
+        data = ext(state)
+        if data.lovers_camp or a != b or a == NONE:
+            data.lovers_camp = True
             lover_camp = LOVERS
         else:
             lover_camp = a
@@ -198,7 +216,7 @@ def recompute_camps(state: GameState) -> None:
 def changed(state: GameState) -> None:
     """After a status change: camps follow, then win/loss is judged (rulings: after every change)."""
     recompute_camps(state)
-    if state.flags.get("started"):
+    if ext(state).started:
         check_outcome(state)
 
 
@@ -229,39 +247,39 @@ def _lovers_win(state: GameState) -> str | None:
 # -- 第零晚: 爱慕 ------------------------------------------------------------------------------
 def check_adore(state: GameState, cmd: Command) -> None:
     # 【爱慕】<锁定技> 在第零日夜晚，爱神须指定一名角色与其成为情侣
-    if not _has(state, cmd.actor, CUPID):
-        raise IllegalCommand(f"{cmd.actor}不是爱神，不能发动<爱慕>")
+    _holds(state, cmd)
     if cmd.target == cmd.actor:
         raise IllegalCommand("爱神须指定另一名角色与其成为情侣")
-    if "adored" in state.flags:
+    if ext(state).adored is not None:
         raise IllegalCommand("爱神已经发动过<爱慕>")
 
 
 def apply_adore(state: GameState, cmd: Command) -> None:
-    state.flags["adored"] = (cmd.actor, cmd.target)
+    ext(state).adored = (cmd.actor, cmd.targets[0])
 
 
 def settle_start(state: GameState) -> None:
     cupids = state.with_role(CUPID)
+    data = ext(state)
     if cupids:
         cupid = cupids[0].name
-        pair = state.flags.get("adored")
+        pair = data.adored
         if pair is None:
             # 锁定技 not posted: the director chooses at random (rulings: seeded RNG)
             target = draw(state, "爱神爱慕", [n for n in state.order if n != cupid])
             assert target is not None
             pair = (cupid, target)
-            state.flags["adored"] = pair
+            data.adored = pair
             notice(state, cupid, f"你未按时发动爱慕，导演随机指定的对象是{target}。")
         lovers = tuple(sorted(pair, key=lambda n: state.char(n).seat))
-        state.flags["lovers"] = lovers
+        data.lovers = lovers
         state.groups[LOVERS_GROUP] = lovers
         group_notice(state, LOVERS_GROUP, "你们成为了情侣（互知共群）：" + "、".join(lovers), members=list(lovers))
     recompute_camps(state)
     # camps are counted from the end of 开局 (after 私奔)
     present = {c.camp for c in state.chars.values()}
     state.camps_in_game = [camp for camp in REAL_CAMPS if camp in present]
-    state.flags["started"] = True
+    data.started = True
     for c in state.chars.values():
         notice(state, c.name, f"你的阵营是{CAMP_NAMES[c.camp]}。", camp=CAMP_NAMES[c.camp])
     check_outcome(state)
@@ -271,28 +289,30 @@ def settle_start(state: GameState) -> None:
 def _check_guard(state: GameState, cmd: Command) -> None:
     # 【银盾】/【胡蒜】 游戏日夜晚选择一名角色；不能连续两晚对同一名角色使用
     name = "银盾" if cmd.skill == SHIELD else "胡蒜"
-    if not _has(state, cmd.actor, GUARD):
-        raise IllegalCommand(f"{cmd.actor}不是守卫，不能发动<{name}>")
-    if cmd.skill in state.acts.get("guard", {}):
+    _holds(state, cmd)
+    data = ext(state)
+    if cmd.skill in data.guard:
         raise IllegalCommand(f"今晚已经发动过<{name}>")
-    last = state.flags.get("guard_last", {}).get(cmd.skill)
+    last = data.guard_last.get(cmd.skill)
     if last is not None and last[0] == _night(state) - 1 and last[1] == cmd.target:
         raise IllegalCommand(f"<{name}>不能连续两晚对同一名角色（{cmd.target}）使用")
 
 
 def _apply_guard(state: GameState, cmd: Command) -> None:
-    state.acts.setdefault("guard", {})[cmd.skill] = cmd.target
-    state.flags.setdefault("guard_last", {})[cmd.skill] = (_night(state), cmd.target)
+    data = ext(state)
+    data.guard[cmd.skill] = cmd.targets[0]
+    data.guard_last[cmd.skill] = (_night(state), cmd.targets[0])
 
 
 # -- 夜晚2/3: 咬噬、吸血、狼王、鬼王 --------------------------------------------------------------
 def check_infect(state: GameState, cmd: Command) -> None:
+    # 【咬噬】/【吸血】 游戏日夜晚，穆图/该隐可以选择一名角色; 狼人/吸血鬼的为<限定技>
     k = KIND_OF_SKILL[cmd.skill]
     zh = SKILL_ZH[cmd.skill]
     c = state.char(cmd.actor)
-    if c.role == KING_OF_KIND[k]:
-        # 穆图/该隐: one of 咬噬/狼王 (吸血/鬼王) a night
-        if cmd.actor in state.acts.get("kings_acted", ()):
+    if c.role in GANRAN.holders_table[cmd.skill]:
+        # 穆图/该隐 hold it by identity (`ROLES`): one of 咬噬/狼王 (吸血/鬼王) a night
+        if cmd.actor in ext(state).kings_acted:
             raise IllegalCommand(f"{cmd.actor}今晚已经发动过技能")
         return
     if kind(c) != k:
@@ -306,26 +326,26 @@ def check_infect(state: GameState, cmd: Command) -> None:
 
 def apply_infect(state: GameState, cmd: Command) -> None:
     c = state.char(cmd.actor)
-    if c.role == KING_OF_KIND[KIND_OF_SKILL[cmd.skill]]:
-        state.acts.setdefault("kings_acted", []).append(cmd.actor)
-        state.acts.setdefault("kings", []).append((cmd.actor, cmd.skill, cmd.target))
+    data = ext(state)
+    if c.role in GANRAN.holders_table[cmd.skill]:  # 穆图/该隐: settles in 夜晚2
+        data.kings_acted.append(cmd.actor)
+        data.kings.append((cmd.actor, cmd.skill, cmd.targets[0]))
     else:
         c.spend(cmd.skill)
-        state.acts.setdefault("infections", []).append((cmd.actor, cmd.skill, cmd.target))
+        data.infections.append((cmd.actor, cmd.skill, cmd.targets[0]))
 
 
 def check_king(state: GameState, cmd: Command) -> None:
     # 【狼王】/【鬼王】 穆图/该隐 放弃发动【咬噬】/【吸血】，选择一名狼人/吸血鬼角色
-    role, zh = (MUTU, "狼王") if cmd.skill == WOLF_KING else (CAIN, "鬼王")
-    if state.char(cmd.actor).role != role:
-        raise IllegalCommand(f"{cmd.actor}不是{ROLE_NAMES[role]}，不能发动<{zh}>")
-    if cmd.actor in state.acts.get("kings_acted", ()):
+    _holds(state, cmd)  # (穆图/该隐 never belong to 村民阵营, so never lose it)
+    if cmd.actor in ext(state).kings_acted:
         raise IllegalCommand(f"{cmd.actor}今晚已经发动过技能")
 
 
 def apply_king(state: GameState, cmd: Command) -> None:
-    state.acts.setdefault("kings_acted", []).append(cmd.actor)
-    state.acts.setdefault("kings", []).append((cmd.actor, cmd.skill, cmd.target))
+    data = ext(state)
+    data.kings_acted.append(cmd.actor)
+    data.kings.append((cmd.actor, cmd.skill, cmd.targets[0]))
 
 
 def _settle_king(state: GameState, actor: str, skill: str, target: str) -> None:
@@ -340,7 +360,7 @@ def _settle_king(state: GameState, actor: str, skill: str, target: str) -> None:
 
 def _spirit_target(state: GameState, target: str) -> None:
     """通灵 list: 当晚成为【咬噬】、【吸血】、【杀人】目标的角色 (each once, in settlement order)."""
-    targets = state.acts.setdefault("targets", [])
+    targets = ext(state).targets
     if target not in targets:
         targets.append(target)
 
@@ -348,7 +368,7 @@ def _spirit_target(state: GameState, target: str) -> None:
 def make_dying(state: GameState, name: str, cause: str) -> None:
     c = state.char(name)
     c.statuses.add(DYING)
-    state.acts.setdefault("dying", []).append([name, cause])
+    ext(state).dying.append((name, cause))
 
 
 def settle_infection(state: GameState, actor: str, skill: str, target: str) -> None:
@@ -358,7 +378,7 @@ def settle_infection(state: GameState, actor: str, skill: str, target: str) -> N
     zh = SKILL_ZH[skill]
     a = state.char(actor)
     t = state.char(target)
-    guarded = state.acts.get("guard", {}).get(GUARD_OF_SKILL[skill]) == target
+    guarded = ext(state).guard.get(GUARD_OF_SKILL[skill]) == target
     effective = False
     if not t.alive or kind(t) == k or guarded:
         pass  # 狼人 / 当晚银盾目标 (吸血鬼 / 胡蒜目标): 视为技能无效
@@ -422,7 +442,7 @@ def settle_infection(state: GameState, actor: str, skill: str, target: str) -> N
 
 def settle_kings(state: GameState) -> None:
     """夜晚2: 穆图与该隐, in the order their messages arrived."""
-    for actor, skill, target in state.acts.get("kings", []):
+    for actor, skill, target in ext(state).kings:
         if skill in (WOLF_KING, GHOST_KING):
             _settle_king(state, actor, skill, target)
         else:
@@ -434,7 +454,7 @@ def settle_infected(state: GameState) -> None:
 
     The priority is the night of infection (rulings: the FAQ's 第一晚/第二晚变为游离态的狼人); those
     infected in the same night share it and settle in arrival order (a stable sort)."""
-    subs = list(state.acts.get("infections", []))
+    subs = list(ext(state).infections)
     subs.sort(key=lambda sub: int(state.char(sub[0]).marks.get("ready", 0)))
     for actor, skill, target in subs:
         settle_infection(state, actor, skill, target)
@@ -443,24 +463,22 @@ def settle_infected(state: GameState) -> None:
 # -- 夜晚4: 先知 -------------------------------------------------------------------------------
 def check_check(state: GameState, cmd: Command) -> None:
     # 【预言】游戏日夜晚，可查验某一存活角色的身份，反馈该角色所属阵营。每晚限用一次。
-    if not _has(state, cmd.actor, SEER):
-        raise IllegalCommand(f"{cmd.actor}不是先知，不能发动<预言>")
-    if "check" in state.acts:
+    _holds(state, cmd)
+    if ext(state).check is not None:
         raise IllegalCommand("今晚已经预言过了")
 
 
 def apply_check(state: GameState, cmd: Command) -> None:
-    state.acts["check"] = (cmd.actor, cmd.target)
+    ext(state).check = (cmd.actor, cmd.targets[0])
 
 
-def settle_check(state: GameState) -> None:
-    seer, target = state.acts["check"]
+def settle_check(state: GameState, seer: str, target: str) -> None:
     t = state.char(target)
     # FAQ 1: 游离状态的角色反馈为“游离状态”
     result = "游离状态" if DRIFT in t.statuses else CAMP_NAMES[t.camp]
     if seer in _lovers(state):
         # 夜晚4: 若先知为情侣之一，则此时不予以反馈，夜晚6结束后予以反馈
-        state.acts["late_check"] = (seer, target, result)
+        ext(state).late_check = (seer, target, result)
         return
     feedback(state, seer, "预言", target, result, f"你预言了{target}：{result}。")
 
@@ -469,20 +487,19 @@ def settle_check(state: GameState) -> None:
 def check_kill(state: GameState, cmd: Command) -> None:
     # 【杀人】<觉醒技> 长老为特殊阵营时，每晚可决定一名角色进入濒死状态 (from the next night)
     c = state.char(cmd.actor)
-    if c.role != ELDER or not c.marks.get("special"):
+    if c.role not in GANRAN.holders_table[KILL] or not c.marks.get("special"):
         raise IllegalCommand(f"{cmd.actor}不是特殊阵营的长老，不能发动<杀人>")
     if c.marks.get("kill_from", 0) > _night(state):
         raise IllegalCommand("长老今晚刚转为特殊阵营，下一夜才能发动<杀人>")
-    if "kill" in state.acts:
+    if ext(state).kill is not None:
         raise IllegalCommand("今晚已经发动过<杀人>")
 
 
 def apply_kill(state: GameState, cmd: Command) -> None:
-    state.acts["kill"] = (cmd.actor, cmd.target)
+    ext(state).kill = (cmd.actor, cmd.targets[0])
 
 
-def settle_kill(state: GameState) -> None:
-    actor, target = state.acts["kill"]
+def settle_kill(state: GameState, actor: str, target: str) -> None:
     t = state.char(target)
     effective = t.alive and DYING not in t.statuses
     if effective:
@@ -497,15 +514,14 @@ def give_spirit(state: GameState) -> None:
     # 【通灵】<锁定技> 得知当晚成为【咬噬】、【吸血】、【杀人】目标的角色名单
     for w in state.with_role(WITCH):
         if w.alive and not w.skills_lost and w.has_charge(SPIRIT):
-            names = list(state.acts.get("targets", []))
+            names = list(ext(state).targets)
             text = "今晚成为咬噬、吸血、杀人目标的角色：" + ("、".join(names) if names else "无") + "。"
             feedback(state, w.name, "通灵", None, names, text)
 
 
 # -- 夜晚6: 女巫 -------------------------------------------------------------------------------
 def _check_witch(state: GameState, cmd: Command, skill: str, name: str) -> None:
-    if not _has(state, cmd.actor, WITCH):
-        raise IllegalCommand(f"{cmd.actor}不是女巫，不能发动<{name}>")
+    _holds(state, cmd)
     if not state.char(cmd.actor).has_charge(skill):
         raise IllegalCommand(f"<{name}>已经用过了（限定技）")
 
@@ -519,7 +535,7 @@ def apply_antidote(state: GameState, cmd: Command) -> None:
     witch = state.char(cmd.actor)
     witch.spend(ANTIDOTE)
     witch.charges[SPIRIT] = 0
-    state.acts.setdefault("potions", []).append((ANTIDOTE, cmd.actor, cmd.targets[0]))
+    ext(state).potions.append((ANTIDOTE, cmd.actor, cmd.targets[0]))
 
 
 def check_poison(state: GameState, cmd: Command) -> None:
@@ -529,16 +545,17 @@ def check_poison(state: GameState, cmd: Command) -> None:
 def apply_poison(state: GameState, cmd: Command) -> None:
     # 【毒药】<限定技>: spent now; settles when 夜晚6 closes
     state.char(cmd.actor).spend(POISON)
-    state.acts.setdefault("potions", []).append((POISON, cmd.actor, cmd.targets[0]))
+    ext(state).potions.append((POISON, cmd.actor, cmd.targets[0]))
 
 
 def settle_potions(state: GameState) -> None:
     """夜晚6 closes: 解药/毒药 in arrival order. 毒药 使之立即出局 — at once, not with the 濒死 at the
     night's end; it settles with its stage, like every other night skill, so no input the witch
     makes after it can read the out (a 殉情 partner's out, the 长老's skill loss: rulings)."""
-    for skill, witch, target in state.acts.get("potions", []):
+    data = ext(state)
+    for skill, witch, target in data.potions:
         t = state.char(target)
-        if not _has(state, witch, WITCH) or not state.is_alive(witch):
+        if state.char(witch).skills_lost or not state.is_alive(witch):
             # her earlier potion put her out or out the 村民阵营 长老 (失去其技能): this one is spent
             # with no effect — what refusing it would have meant, without telling her why
             continue
@@ -548,17 +565,18 @@ def settle_potions(state: GameState) -> None:
         elif t.alive and DYING in t.statuses:
             # 若该角色处于濒死状态，则使之进入存活状态; otherwise spent with no effect (rulings)
             t.statuses.discard(DYING)
-            state.acts["dying"] = [d for d in state.acts.get("dying", []) if d[0] != t.name]
+            data.dying = [d for d in data.dying if d[0] != t.name]
             chain(state, f"女巫{witch}<解药>救回{t.name}")
 
 
 def settle_night(state: GameState) -> None:
     """夜晚6结束: the lover 先知's feedback, then 判定濒死状态的角色出局 (in the order they became 濒死)."""
-    late = state.acts.pop("late_check", None)
+    data = ext(state)
+    late, data.late_check = data.late_check, None
     if late:
         seer, target, result = late
         feedback(state, seer, "预言", target, result, f"你预言了{target}：{result}。")
-    for name, cause in list(state.acts.get("dying", [])):
+    for name, cause in list(data.dying):
         c = state.char(name)
         if c.alive and DYING in c.statuses:
             c.statuses.discard(DYING)
@@ -570,8 +588,7 @@ def settle_night(state: GameState) -> None:
 # -- day skills --------------------------------------------------------------------------------
 def check_bullet(state: GameState, cmd: Command) -> None:
     # 【银色子弹】<限定技> 猎人可以在游戏日白天的任意时刻决定一名角色立即出局
-    if not _has(state, cmd.actor, HUNTER):
-        raise IllegalCommand(f"{cmd.actor}不是猎人（或已失去技能），不能发动<银色子弹>")
+    _holds(state, cmd, "（或已失去技能）")
     if not state.char(cmd.actor).has_charge(BULLET):
         raise IllegalCommand("<银色子弹>已经用过了（限定技）")
     if cmd.target == cmd.actor:
@@ -587,15 +604,14 @@ def apply_bullet(state: GameState, cmd: Command) -> None:
     if not wolf:
         # 强制该日或第二日（若技能在第一日发动）投票出局的对象为猎人
         day = max(2, state.phase.number)
-        state.flags["forced_hunter"] = (day, cmd.actor)
+        ext(state).forced_hunter = (day, cmd.actor)
     chain(state, f"猎人{cmd.actor}<银色子弹>{target}" + ("（狼人）" if wolf else "（非狼人）"))
     put_out(state, target, "银色子弹")
 
 
 def check_cross(state: GameState, cmd: Command) -> None:
     # 【十字架】<限定技> 教士可以在游戏日白天的任意时刻选择一名角色
-    if not _has(state, cmd.actor, PRIEST):
-        raise IllegalCommand(f"{cmd.actor}不是教士（或已失去技能），不能发动<十字架>")
+    _holds(state, cmd, "（或已失去技能）")
     if not state.char(cmd.actor).has_charge(CROSS):
         raise IllegalCommand("<十字架>已经用过了（限定技）")
     if cmd.target == cmd.actor:
@@ -710,7 +726,7 @@ def resolve_vote(state: GameState) -> None:
     counts = tally(state, GANRAN)
     summary = _summary(counts)
     head = f"{state.phase.label}投票结束。" + (f"票数：{summary}。" if summary else "无人投票。")
-    forced = state.flags.get("forced_hunter")
+    forced = ext(state).forced_hunter
     if forced and forced[0] == day and state.is_alive(forced[1]):
         # 【银色子弹】目标不为狼人：该日（第一日发动则第二日）投票出局的对象为猎人
         announce(state, head + f"因【银色子弹】的目标不是狼人，{forced[1]}被强制投票出局。")
@@ -735,33 +751,19 @@ def _no_check(state: GameState, cmd: Command) -> None:
     return None
 
 
-_SKILL_ROLE = {
-    ADORE: CUPID,
-    SHIELD: GUARD,
-    GARLIC: GUARD,
-    WOLF_KING: MUTU,
-    GHOST_KING: CAIN,
-    CHECK: SEER,
-    KILL: ELDER,
-    ANTIDOTE: WITCH,
-    POISON: WITCH,
-    BULLET: HUNTER,
-    CROSS: PRIEST,
-}
-_SKILL_HOLDERS = {skill: frozenset({role}) for skill, role in _SKILL_ROLE.items()}
-
-
 def _may_use(state: GameState, actor: str, skill: str) -> bool:
-    """A cheap pre-filter for the bots' candidates (the engine still checks every command)."""
-    c = state.char(actor)
-    if skill in (BITE, SUCK):
-        return kind(c) == KIND_OF_SKILL[skill] and (c.role in (MUTU, CAIN) or c.has_charge(skill))
-    role = _SKILL_ROLE.get(skill)
-    if role is None:
-        return True
-    if c.role != role or (c.skills_lost and skill not in (WOLF_KING, GHOST_KING, KILL)):
+    """The bots' cheap pre-filter (the engine still checks every command): 咬噬/吸血 for a
+    character of that kind — its king without limit, the infected while its one use lasts —
+    any other skill for the identities `ROLES` gives it to (`skill_holders`' promise), a
+    <限定> one while its charge lasts."""
+    c = state.chars[actor]
+    k = KIND_OF_SKILL.get(skill)
+    if k is not None:
+        return kind(c) == k and (c.role in GANRAN.holders_table[skill] or c.has_charge(skill))
+    holders = _HOLDERS.get(skill)
+    if holders is not None and c.role not in holders:
         return False
-    return skill not in (ANTIDOTE, POISON, BULLET, CROSS) or c.has_charge(skill)
+    return skill not in _LIMITED or c.has_charge(skill)
 
 
 # -- the ruleset -------------------------------------------------------------------------------
@@ -813,25 +815,17 @@ class Ganran(Ruleset):
                 raise ValueError(f"感染需要恰好一名{ROLE_NAMES[role]}（现有{n}名）")
 
     def setup(self, state: GameState) -> None:
+        # camps and charges come from `ROLES` (new_game)
         for c in state.chars.values():
-            if c.role == MUTU:
-                c.marks["kind"] = WOLF_KIND  # 穆图本身为狼人
-            elif c.role == CAIN:
-                c.marks["kind"] = VAMP_KIND  # 该隐本身为吸血鬼
-            elif c.role == WITCH:
-                c.charges.update({SPIRIT: 1, ANTIDOTE: 1, POISON: 1})
-            elif c.role == HUNTER:
-                c.charges[BULLET] = 1
-            elif c.role == PRIEST:
-                c.charges[CROSS] = 1
-            c.camp = base_camp(c)
+            if c.role in KIND_OF_KING:
+                c.marks["kind"] = KIND_OF_KING[c.role]  # 穆图本身为狼人, 该隐本身为吸血鬼
             notice(state, c.name, f"你的身份是{ROLE_NAMES[c.role]}。", role=ROLE_NAMES[c.role])
 
     def stage_for(self, state: GameState, cmd: Command) -> int | None:
         # 穆图/该隐's 咬噬/吸血 settle in 夜晚2, every other 狼人/吸血鬼's in 夜晚3
         if cmd.skill in (BITE, SUCK):
             c = state.chars.get(cmd.actor)
-            return 1 if c is not None and c.role in (MUTU, CAIN) else 2
+            return 1 if c is not None and c.role in KIND_OF_KING else 2
         return self.stage_of(cmd.skill)
 
     def gate(self, state: GameState, cmd: Command) -> str | None:
@@ -847,19 +841,21 @@ class Ganran(Ruleset):
                 "夜晚4先知、夜晚5长老、夜晚6女巫，依次行动。",
             )
             return
-        announce(state, day_opening(state, "今天投票最高者当选警长，不会有人因投票出局。"))
+        first_day = "今天投票最高者当选警长，不会有人因投票出局。"
+        announce(state, day_opening(state, first_day, reports=ext(state).report))
 
     def on_stage_closed(self, state: GameState, stage: int) -> None:
         stage_id = self.night_stages[stage].id
+        data = ext(state)
         if stage_id == "夜晚2":
             settle_kings(state)
         elif stage_id == "夜晚3":
             settle_infected(state)
-        elif stage_id == "夜晚4" and "check" in state.acts:
-            settle_check(state)
+        elif stage_id == "夜晚4" and data.check is not None:
+            settle_check(state, *data.check)
         elif stage_id == "夜晚5":
-            if "kill" in state.acts:
-                settle_kill(state)
+            if data.kill is not None:
+                settle_kill(state, *data.kill)
             give_spirit(state)
         elif stage_id == "夜晚6":
             settle_potions(state)
@@ -910,7 +906,7 @@ class Ganran(Ruleset):
         return list(REAL_CAMPS)
 
     def skill_holders(self) -> Mapping[str, Collection[str]]:
-        return _SKILL_HOLDERS  # `_may_use`: these skills only for their identity
+        return _HOLDERS
 
     def legal_targets(self, state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:
         if not _may_use(state, actor, skill):
@@ -927,8 +923,7 @@ class Ganran(Ruleset):
 
     def review_text(self, state: GameState) -> list[str]:
         lines = ["感染链（谁在何时感染了谁）："]
-        entries = state.flags.get("chain", [])
-        lines += [f"  {e['phase']}：{e['text']}" for e in entries] or ["  （本局无人被感染）"]
+        lines += [f"  {e.phase}：{e.text}" for e in ext(state).chain] or ["  （本局无人被感染）"]
         infected = [c for c in state.chars.values() if "infected_by" in c.marks]
         if infected:
             lines.append("被感染者（终局）：")
@@ -945,7 +940,7 @@ GANRAN = Ganran(
     id="ganran",
     name="感染",
     aliases=("感染2.0", "ganran", "感染规则2.0"),
-    role_names=ROLE_NAMES,
+    roles=ROLES,
     camp_names=CAMP_NAMES,
     status_names={DRIFT: "游离状态", DYING: "濒死状态"},
     skill_aliases={"救药": "解药"},
@@ -974,4 +969,9 @@ GANRAN = Ganran(
         Condition("情侣出局", _lovers_lost),
     ),
     win_conditions=(Condition("情侣双方为非游离状态的狼人与吸血鬼", _lovers_win),),
+    state_type=GanranState,
 )
+# the identities' skills as the engine derives them, less 咬噬/吸血: any infected character may hold those
+_HOLDERS = {sid: roles for sid, roles in GANRAN.holders_table.items() if sid not in INFECTION_SKILLS}
+# the <限定> skills: those an identity starts with one charge of (`ROLES`)
+_LIMITED = frozenset(sid for r in ROLES for sid, _ in r.charges if sid in SKILLS)

@@ -61,9 +61,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...engine.commands import ABSTAIN, CHANGE_VOTE, VOTE, Command
-from ...engine.model import DAY, NIGHT, START
-from ...rulesets.ganran.rules import (
+from banshe.engine.commands import ABSTAIN, CHANGE_VOTE, VOTE, Command
+from banshe.engine.model import DAY, NIGHT, START
+from banshe.sim.agents import Observation
+from banshe.sim.heuristic.base import DEFER, HeuristicAgent, register
+
+from .rules import (
     ADORE,
     BITE,
     BULLET,
@@ -81,8 +84,6 @@ from ...rulesets.ganran.rules import (
     WITCH,
     WOLF_KING,
 )
-from ..agents import Observation
-from .base import DEFER, HeuristicAgent, register
 
 WOLF, VAMP = "wolf", "vampire"
 _ZH_KIND = {"咬噬": WOLF, "吸血": VAMP}

@@ -1,24 +1,25 @@
 """感染's effect counters (what 银盾/胡蒜, 咬噬/吸血, 银色子弹, 十字架, 解药/毒药 achieved).
 
 Read from the finished game's log (accepted commands, public announcements, the director's
-infection chain in `flags["chain"]`) and its final characters; nothing is changed.
+infection chain `GanranState.chain`) and its final characters; nothing is changed.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 
-from ..engine.events import ACCEPTED, ANNOUNCE
-from ..engine.model import GameState
-from .stats import register_effects
+from banshe.engine.events import ACCEPTED, ANNOUNCE
+from banshe.engine.model import GameState
+from banshe.sim.stats import register_effects
+
+from .rules import DRIFT, KIND_NAMES, ROLE_NAMES, kind
+from .state import ext
 
 P = "感染\t"
 
 
 @register_effects("ganran")
 def ganran_effects(state: GameState, effects: Counter[str]) -> None:
-    from ..rulesets.ganran.rules import DRIFT, KIND_NAMES, ROLE_NAMES, kind
-
     guards: dict[tuple[str, str], str] = {}  # (night, shield|garlic) -> target
     attacks: dict[tuple[str, str], set[str]] = {}  # (night, bite|suck) -> targets
     antidotes = 0
@@ -53,11 +54,12 @@ def ganran_effects(state: GameState, effects: Counter[str]) -> None:
         else:
             effects[P + f"{name}：目标当晚未被{blocked}"] += 1
     saved = 0
-    for entry in state.flags.get("chain", []):
-        text = str(entry.get("text", ""))
-        infection = entry.get("infection")
+    data = ext(state)
+    for entry in data.chain:
+        text = entry.text
+        infection = entry.infection
         if infection in KIND_NAMES:
-            infected = state.chars.get(str(entry.get("infected", "")))
+            infected = state.chars.get(entry.infected)
             role = ROLE_NAMES[infected.role] if infected is not None else "?"
             effects[P + f"新感染：转为{KIND_NAMES[infection]}"] += 1
             effects[P + f"新感染：被感染的身份 {role}"] += 1
@@ -83,5 +85,5 @@ def ganran_effects(state: GameState, effects: Counter[str]) -> None:
         if "infected_by" in c.marks:
             drifting = DRIFT in c.statuses
             effects[P + ("被感染者终局：仍为游离状态" if drifting else "被感染者终局：已解除游离（加入阵营）")] += 1
-    if state.flags.get("lovers_camp"):
+    if data.lovers_camp:
         effects[P + "情侣阵营：形成"] += 1

@@ -1,0 +1,88 @@
+"""感染's typed game data (`GameState.ext`): what its skills remember, checked by strict mypy."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from banshe.engine.model import GameState, RulesetState
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """One line of the infection chain (the 复盘, director only); an infection names its three
+    parties (`infection`: 狼人 or 吸血鬼's kind id), every other line only its text."""
+
+    phase: str
+    text: str
+    infector: str = ""
+    infected: str = ""
+    infection: str = ""
+
+
+@dataclass
+class GanranState(RulesetState):
+    # -- the whole game ---------------------------------------------------------------------
+    started: bool = False  # 开局 has settled (camps are counted from then on)
+    adored: tuple[str, str] | None = None  # 爱慕: (爱神, target)
+    lovers: tuple[str, ...] = ()  # the lovers in seat order (empty: none)
+    lovers_camp: bool = False  # 私奔 has formed 情侣阵营 (for good)
+    report: list[str] = field(default_factory=list)  # 公示 of the night/第零晚, read out the next day
+    chain: list[Link] = field(default_factory=list)  # the infection chain
+    guard_last: dict[str, tuple[int, str]] = field(default_factory=dict)  # 银盾/胡蒜 -> (night, target)
+    forced_hunter: tuple[int, str] | None = None  # 银色子弹 missed: (day, 猎人) forced out that day
+    # -- this phase (emptied by `new_phase`) -------------------------------------------------
+    guard: dict[str, str] = field(default_factory=dict)  # 银盾/胡蒜 -> tonight's target
+    kings_acted: list[str] = field(default_factory=list)  # 穆图/该隐 who have used tonight's skill
+    kings: list[tuple[str, str, str]] = field(default_factory=list)  # 夜晚2: (actor, skill, target)
+    infections: list[tuple[str, str, str]] = field(default_factory=list)  # 夜晚3: (actor, skill, target)
+    targets: list[str] = field(default_factory=list)  # 通灵's list, in settlement order
+    dying: list[tuple[str, str]] = field(default_factory=list)  # (name, cause), as they became 濒死
+    check: tuple[str, str] | None = None  # 预言: (先知, target)
+    late_check: tuple[str, str, str] | None = None  # a lover 先知's (先知, target, result), after 夜晚6
+    kill: tuple[str, str] | None = None  # 杀人: (长老, target)
+    potions: list[tuple[str, str, str]] = field(default_factory=list)  # 解药/毒药: (skill, 女巫, target)
+
+    def clone(self) -> GanranState:
+        return GanranState(
+            self.started,
+            self.adored,
+            self.lovers,
+            self.lovers_camp,
+            list(self.report),
+            list(self.chain),
+            dict(self.guard_last),
+            self.forced_hunter,
+            dict(self.guard),
+            list(self.kings_acted),
+            list(self.kings),
+            list(self.infections),
+            list(self.targets),
+            list(self.dying),
+            self.check,
+            self.late_check,
+            self.kill,
+            list(self.potions),
+        )
+
+    def new_phase(self) -> None:
+        self.guard = {}
+        self.kings_acted = []
+        self.kings = []
+        self.infections = []
+        self.targets = []
+        self.dying = []
+        self.check = None
+        self.late_check = None
+        self.kill = None
+        self.potions = []
+
+    def queued_reports(self) -> list[str]:
+        return self.report
+
+
+def ext(state: GameState) -> GanranState:
+    """The 感染 data of a 感染 game."""
+    data = state.ext
+    if not isinstance(data, GanranState):
+        raise TypeError(f"not a 感染 game: {type(data).__name__}")
+    return data

@@ -1,0 +1,64 @@
+"""The seed's standard boards: the player counts a ruleset deals for, and a hand-entered table's check."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from ..engine.ruleset import Ruleset
+
+
+def check_board(rs: Ruleset, names: list[str], roles: dict[str, str] | None, seed: int) -> None:
+    """The seed's configuration: a count it deals identities for and, for a hand-entered table,
+    the identities it would deal for that count (a different table needs 自定义板子)."""
+    counts = board_counts(rs)
+    if len(names) not in counts:
+        raise ValueError(
+            f"{rs.name}的标准配置需要{counts_text(counts)}名角色（现有{len(names)}名）；其他人数请勾选“自定义板子”"
+        )
+    if roles is None:
+        return
+    wanted = Counter(rs.deal(len(names), random.Random(seed)))
+    given: Counter[str] = Counter()
+    for n in names:
+        rid = rs.role_id(roles.get(n, ""))
+        if rid is None:
+            raise ValueError(f"未知的身份：{roles.get(n)}")
+        given[rid] += 1
+    if given != wanted:
+        more = "、".join(f"{rs.role_name(r)}×{k}" for r, k in (given - wanted).items())
+        less = "、".join(f"{rs.role_name(r)}×{k}" for r, k in (wanted - given).items())
+        raise ValueError(
+            f"手填身份与{rs.name}{len(names)}人的标准配置不符（多出：{more or '无'}；缺少：{less or '无'}）；"
+            "如确要使用自定义板子，请勾选“自定义板子”"
+        )
+
+
+_COUNTS: dict[str, tuple[int, ...]] = {}
+
+
+def board_counts(rs: Ruleset) -> tuple[int, ...]:
+    """The player counts the ruleset's seed configuration deals for (its `deal` declaration)."""
+    found = _COUNTS.get(rs.id)
+    if found is None:
+        ok = []
+        for n in range(rs.min_players, rs.max_players + 1):
+            try:
+                dealt = rs.deal(n, random.Random(0))
+                rs.validate_roles(dealt)
+            except (ValueError, NotImplementedError):
+                continue
+            if len(dealt) == n:
+                ok.append(n)
+        found = _COUNTS[rs.id] = tuple(ok)
+    return found
+
+
+def counts_text(counts: tuple[int, ...]) -> str:
+    if not counts:
+        return "（无标准配置）"
+    if len(counts) == 1:
+        return str(counts[0])
+    if counts == tuple(range(counts[0], counts[-1] + 1)):
+        return f"{counts[0]}–{counts[-1]}"
+    return "、".join(str(c) for c in counts)

@@ -1,0 +1,129 @@
+"""Reading the pages' forms: every field's text, numbers and tables, with Chinese reasons."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.datastructures import FormData
+
+from ..engine.commands import Command
+from ..engine.ruleset import FREE_TEXT, MANY_TARGETS, NO_TARGET, YES_NO, Ruleset
+from .games import ServiceError
+
+MAX_INT = 2**31 - 1  # ids and numbers fit an INTEGER column on every database
+MAX_SEED = 2**31 - 1
+
+
+def safe_next(nxt: str) -> str:
+    """Where to go after login: a path on this site only (no open redirect)."""
+    if not nxt.startswith("/") or nxt.startswith("//") or "\\" in nxt or len(nxt) > 500 or not nxt.isprintable():
+        return "/d"
+    return nxt
+
+
+def field(value: Any) -> str:
+    """A form field's text. A NUL byte never reaches the database (PostgreSQL refuses it)."""
+    if not isinstance(value, str):
+        return ""
+    if "\x00" in value:
+        raise ServiceError("内容含有不允许的控制字符（NUL）")
+    return value
+
+
+def valid_id(value: int) -> bool:
+    return 0 < value <= MAX_INT
+
+
+def parse_int(text: str, name: str, low: int, high: int) -> int | None:
+    """A whole number from a form field (None when empty); a Chinese ServiceError names the field."""
+    text = text.strip()
+    if not text:
+        return None
+    digits = text[1:] if text[:1] in "+-" else text
+    if not digits.isascii() or not digits.isdigit():
+        raise ServiceError(f"“{name}”必须是整数：{text[:20]}")
+    value = int(text) if len(digits) <= 12 else (high + 1 if text[0] != "-" else low - 1)
+    if not low <= value <= high:
+        raise ServiceError(f"“{name}”应在{low}到{high}之间")
+    return value
+
+
+def post_id(form: FormData) -> int | None:
+    """The replied post (回复 N楼) a thread form names, or None; anything but a post id is refused."""
+    raw = field(form.get("reply_to")).strip()
+    if not raw:
+        return None
+    if not raw.isdigit() or len(raw) > 12:
+        raise ServiceError("回复的楼层不存在")
+    return int(raw)
+
+
+def stage_value(text: str) -> int | str | None:
+    text = text.strip()
+    if not text:
+        return None
+    return int(text) if text.isdigit() else text
+
+
+def parse_seats(text: str) -> tuple[list[str], dict[str, str] | None]:
+    """One seat a line: `名字` (identities dealt by the seeded RNG) or `名字 身份` (entered by hand)."""
+    players: list[str] = []
+    roles: dict[str, str] = {}
+    for raw in text.splitlines():
+        line = raw.replace("：", " ").replace(":", " ").strip()
+        if not line:
+            continue
+        parts = line.split()
+        if len(parts) > 2:
+            raise ValueError(f"座位表格式有误：“{raw.strip()}”（每行“名字”或“名字 身份”）")
+        players.append(parts[0])
+        if len(parts) == 2:
+            roles[parts[0]] = parts[1]
+    if not players:
+        raise ValueError("座位表不能为空")
+    if roles and len(roles) != len(players):
+        raise ValueError("要么所有座位都写明身份，要么都不写（由种子随机发身份）")
+    return players, roles or None
+
+
+def parse_options(specs: Any, form: FormData) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, spec in specs.items():
+        raw = form.get(f"opt_{name}")
+        if isinstance(spec.default, bool):
+            out[name] = raw == "on"
+        elif isinstance(spec.default, int):
+            text = field(raw).strip()
+            if text:
+                try:
+                    out[name] = int(text)
+                except ValueError:
+                    raise ValueError(f"选项“{name}”需要整数") from None
+        elif raw is not None:
+            out[name] = field(raw)
+    return out
+
+
+def command_from_form(rs: Ruleset, actor: str, form: FormData) -> Command:
+    """A player's skill from the action form; the actor is always the link's character."""
+    skill = field(form.get("skill"))
+    spec = rs.skills.get(skill)
+    if spec is None:
+        raise ServiceError("未知的技能")
+    if spec.shape == NO_TARGET:
+        return Command(actor, skill)
+    if spec.shape == YES_NO:
+        answer = field(form.get("answer"))
+        if answer not in ("是", "否"):
+            raise ServiceError(f"<{spec.name}>需要回答“是”或“否”")
+        return Command(actor, skill, answer=answer == "是")
+    if spec.shape == FREE_TEXT:
+        text = field(form.get("text")).strip()
+        if len(text) > 5000:
+            raise ServiceError("内容过长")
+        return Command(actor, skill, text=text or None)
+    if spec.shape == MANY_TARGETS:
+        raw = field(form.get("targets")).replace(",", "、").replace("，", "、").replace(" ", "、")
+        return Command(actor, skill, tuple(t for t in raw.split("、") if t))
+    target = field(form.get("target")).strip()
+    return Command(actor, skill, (target,) if target else ())

@@ -1,0 +1,367 @@
+"""The director's pages: his games, a new game, import, the god view and its actions, export and 复盘.
+
+The dependencies load the login and the owned game once per request (`DirectorGame`,
+`DirectorGameForm`); every action then runs through `god_action`: the position mark (`at`),
+the form's idempotency key, and on a refusal the god view again with the Chinese reason."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Annotated, Any
+from urllib.parse import quote
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from sqlalchemy import select
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import FormData
+
+from ...engine.commands import (
+    ACCELERATE,
+    CARD_BLUE,
+    CARD_RED,
+    CARD_YELLOW,
+    CLOSE_PHASE,
+    CLOSE_STAGE,
+    DEDUCT,
+    DELAY,
+    DIRECTOR,
+    JUDGE_LOSS,
+    PROMPT_TIMEOUT,
+    Command,
+)
+from ...rulesets.registry import all_rulesets, find_ruleset
+from .. import idempotency as idem
+from .. import import_schema, security
+from .. import schedule as sched
+from ..forms import MAX_SEED, field, parse_int, parse_options, parse_seats, post_id, stage_value, valid_id
+from ..games import NotFound, ServiceError, board_counts, counts_text
+from ..models import Director, Game
+from ..views import director_page
+from ..web import DirectorForm, DirectorGame, DirectorGameForm, DirectorLogin, OwnedGameForm, Web, WebDep
+
+DIRECTOR_SKILLS = {
+    CLOSE_STAGE: "关闭当前夜晚阶段",
+    CLOSE_PHASE: "立即关门结算",
+    PROMPT_TIMEOUT: "当前回应超时",
+    CARD_BLUE: "蓝牌",
+    CARD_YELLOW: "黄牌",
+    CARD_RED: "红牌",
+    DEDUCT: "扣分",
+    ACCELERATE: "执行加速",
+    DELAY: "取消加速（延时）",
+    JUDGE_LOSS: "判负",
+}
+router = APIRouter()
+
+
+def _games(web: Web, director: Director) -> list[Game]:
+    with web.sessions() as s:
+        return list(s.scalars(select(Game).where(Game.director_id == director.id).order_by(Game.id.desc())))
+
+
+@router.get("/d", response_class=HTMLResponse)
+def director_home(request: Request, web: WebDep, login: DirectorLogin) -> Response:
+    ctx = {"director": login.director, "csrf": login.csrf, "games": _games(web, login.director), "error": ""}
+    return web.render(request, "director_home.html", ctx)
+
+
+def new_game_ctx(director: Director, csrf: str, ruleset: str, form: dict[str, str], error: str) -> dict[str, Any]:
+    try:
+        rs = find_ruleset(ruleset)
+    except KeyError:
+        rs = all_rulesets()[0]
+    return {
+        "director": director,
+        "csrf": csrf,
+        "rulesets": all_rulesets(),
+        "rs": rs,
+        "schedule": sched.default_schedule(rs),
+        "board_text": counts_text(board_counts(rs)),
+        "form": form,
+        "error": error,
+        "timezone": sched.DEFAULT_TIMEZONE,
+    }
+
+
+@router.get("/d/new", response_class=HTMLResponse)
+def new_game_page(request: Request, web: WebDep, login: DirectorLogin, ruleset: str = "品茗") -> Response:
+    return web.render(request, "new_game.html", new_game_ctx(login.director, login.csrf, ruleset, {}, ""))
+
+
+@router.post("/d/new", response_class=HTMLResponse)
+async def new_game_post(request: Request, web: WebDep, login: DirectorForm) -> Response:
+    director, csrf, form = login.director, login.csrf, login.form
+    fields = {k: field(v) for k, v in form.items()}
+    try:
+        rs = find_ruleset(fields.get("ruleset", ""))
+    except KeyError:
+        return web.render(request, "new_game.html", new_game_ctx(director, csrf, "", fields, "未知的规则"), 400)
+    try:
+        players, roles = parse_seats(fields.get("seats", ""))
+        options = parse_options(rs.options, form)
+        seed = parse_int(fields.get("seed", ""), "随机种子", 0, MAX_SEED)
+        schedule = {
+            "start_minutes": fields.get("start_minutes") or None,
+            "day_end": fields.get("day_end") or None,
+            "min_day_hours": fields.get("min_day_hours") or None,
+            "prompt_minutes_day": fields.get("prompt_minutes_day") or None,
+            "prompt_minutes_night": fields.get("prompt_minutes_night") or None,
+            "weekend_extra_day": fields.get("weekend_extra_day") or None,
+            "auto_accelerate_below": fields.get("auto_accelerate_below") or None,
+            "stages": [stage_value(fields.get(f"stage_{i}", "")) for i in range(len(rs.night_stages))],
+        }
+        game = web.service.create_game(
+            director.id,
+            rs.id,
+            players,
+            roles,
+            options,
+            seed,
+            schedule,
+            fields.get("timezone") or sched.DEFAULT_TIMEZONE,
+            fields.get("title", ""),
+            auto_publish=fields.get("auto_publish") == "on",
+            custom_board=fields.get("custom_board") == "on",
+        )
+    except ValueError as exc:  # parse_seats / parse_options: their reasons are Chinese
+        return web.render(request, "new_game.html", new_game_ctx(director, csrf, rs.id, fields, str(exc)), 400)
+    except ServiceError as exc:
+        return web.render(request, "new_game.html", new_game_ctx(director, csrf, rs.id, fields, exc.reason), 400)
+    return RedirectResponse(f"/d/g/{game.id}", status_code=303)
+
+
+@router.post("/d/import", response_class=HTMLResponse)
+async def import_post(request: Request, web: WebDep, login: DirectorForm) -> Response:
+    director, csrf, form = login.director, login.csrf, login.form
+    limit = import_schema.MAX_IMPORT_BYTES
+    upload = form.get("file")
+    raw = form.get("data")
+    body = raw.encode() if isinstance(raw, str) else b""
+    if upload is not None and not isinstance(upload, str):
+        body = await upload.read(limit + 1) or body
+
+    def load() -> Game:  # parsing and replaying a large file: off the event loop
+        if len(body) > limit:
+            raise ServiceError(f"导入失败：文件过大（最多{limit // (1024 * 1024)} MB）")
+        if b"\x00" in body or b"\\u0000" in body:
+            raise ServiceError("导入失败：文件含有 NUL 字符")
+        try:
+            data = json.loads(body.decode("utf-8"))
+        except UnicodeDecodeError:
+            raise ServiceError("导入失败：文件不是 UTF-8 编码的 JSON") from None
+        except json.JSONDecodeError as exc:
+            raise ServiceError(f"导入失败：不是合法的 JSON（第{exc.lineno}行第{exc.colno}列）") from None
+        return web.service.import_game(director.id, data)
+
+    try:
+        game = await run_in_threadpool(load)
+    except ServiceError as exc:
+        ctx = {"director": director, "csrf": csrf, "games": _games(web, director), "error": exc.reason}
+        return web.render(request, "director_home.html", ctx, 400)
+    return RedirectResponse(f"/d/g/{game.id}", status_code=303)
+
+
+def god(
+    web: Web, request: Request, director: Director, csrf: str, game_id: int, error: str = "", status: int = 200
+) -> Response:
+    """The god view of a game the caller's dependency found the director owns."""
+    version = web.service.version(game_id)
+    ctx = director_page(web.service, game_id)
+    ctx.update(
+        {
+            "director": director,
+            "csrf": csrf,
+            "error": error,
+            "ok": security.read_flash(web.secret, request.url.path, request.query_params.get("ok", "")),
+            "director_skills": DIRECTOR_SKILLS,
+            "base": str(request.base_url).rstrip("/"),
+            "version": version,
+        }
+    )
+    return web.render(request, "god.html", ctx, status)
+
+
+@router.get("/d/g/{game_id}", response_class=HTMLResponse)
+def god_view(request: Request, game_id: int, web: WebDep, owned: DirectorGame) -> Response:
+    return god(web, request, owned.director, owned.csrf, game_id)
+
+
+Act = Callable[[FormData, str], str]
+
+
+async def god_action(request: Request, web: Web, owned: OwnedGameForm, act: Act) -> Response:
+    game_id = owned.game.id
+    form = owned.form
+    at = field(form.get("at"))  # the phase/stage/prompt the page showed: refused once the game moved on
+    try:
+        if not at:
+            raise ServiceError("表单缺少阶段标记，请刷新页面后重试")
+        key = field(form.get(idem.KEY_FIELD))
+        done = await run_in_threadpool(web.service.once, game_id, key, lambda: act(form, at))
+    except ServiceError as exc:
+        return await run_in_threadpool(god, web, request, owned.director, owned.csrf, game_id, exc.reason, exc.status)
+    except ValueError:  # never a Python message on a page
+        return await run_in_threadpool(
+            god, web, request, owned.director, owned.csrf, game_id, "输入的内容有误，请检查后重试", 400
+        )
+    path = f"/d/g/{game_id}"
+    return RedirectResponse(f"{path}?ok={quote(security.sign_flash(web.secret, path, done))}", status_code=303)
+
+
+@router.post("/d/g/{game_id}/command", response_class=HTMLResponse)
+async def god_command(request: Request, game_id: int, web: WebDep, owned: DirectorGameForm) -> Response:
+    def act(form: FormData, at: str) -> str:
+        skill = field(form.get("skill"))
+        if skill not in DIRECTOR_SKILLS:
+            raise ServiceError("未知的导演指令")
+        target = field(form.get("target")).strip()
+        amount = parse_int(field(form.get("amount")), "分值", 1, 10000)
+        reason = field(form.get("reason")).strip()
+        cmd = Command(DIRECTOR, skill, (target,) if target else (), amount=amount)
+        web.service.director_command(game_id, cmd, at, reason or None)
+        return f"已执行：{DIRECTOR_SKILLS[skill]}" + (f"（{target}）" if target else "")
+
+    return await god_action(request, web, owned, act)
+
+
+@router.post("/d/g/{game_id}/proxy-vote", response_class=HTMLResponse)
+async def god_proxy(request: Request, game_id: int, web: WebDep, owned: DirectorGameForm) -> Response:
+    def act(form: FormData, at: str) -> str:
+        player, target = field(form.get("player")), field(form.get("target"))
+        web.service.proxy_vote(game_id, player, target, at)
+        return f"已为{player}代投{target}"
+
+    return await god_action(request, web, owned, act)
+
+
+@router.post("/d/g/{game_id}/thread-post", response_class=HTMLResponse)
+async def god_thread_post(request: Request, game_id: int, web: WebDep, owned: DirectorGameForm) -> Response:
+    def act(form: FormData, at: str) -> str:
+        post = web.service.director_post(game_id, field(form.get("text")), reply_to=post_id(form))
+        return f"已在讨论帖发言（{post.phase}）"
+
+    return await god_action(request, web, owned, act)
+
+
+@router.post("/d/g/{game_id}/extend", response_class=HTMLResponse)
+async def god_extend(request: Request, game_id: int, web: WebDep, owned: DirectorGameForm) -> Response:
+    def act(form: FormData, at: str) -> str:
+        minutes = parse_int(field(form.get("minutes")), "延长分钟数", -60 * 24 * 14, 60 * 24 * 14)
+        if minutes is None:
+            raise ServiceError("请填写延长的分钟数")
+        row = web.service.extend(game_id, minutes, at)
+        return f"{row.label}的时限已调整"
+
+    return await god_action(request, web, owned, act)
+
+
+@router.post("/d/g/{game_id}/publish", response_class=HTMLResponse)
+async def god_publish(request: Request, game_id: int, web: WebDep, owned: DirectorGameForm) -> Response:
+    def act(form: FormData, at: str) -> str:
+        upto = parse_int(field(form.get("upto")), "公示序号", 0, 10**6)
+        if upto is None:
+            raise ServiceError("请选择要发布的公示")
+        n = web.service.publish(game_id, upto, at)
+        return f"已发布{n}条公示"
+
+    return await god_action(request, web, owned, act)
+
+
+@router.post("/d/g/{game_id}/announcements/{idx}", response_class=HTMLResponse)
+async def god_announcement(request: Request, game_id: int, idx: int, web: WebDep, owned: DirectorGameForm) -> Response:
+    """One pending 公示: 修改 (the director's wording), 扣留 / 取消扣留, or 单独发布."""
+
+    def act(form: FormData, at: str) -> str:
+        action = field(form.get("action"))
+        if action == "edit":
+            web.service.edit_announcement(game_id, idx, field(form.get("text")), at)
+            return "公示已修改（发布前仍可再改）"
+        if action in ("withhold", "release"):
+            web.service.withhold(game_id, idx, action == "withhold", at)
+            return "公示已扣留，不会随“发布到此条”发出" if action == "withhold" else "公示已放回待发布"
+        if action == "publish":
+            web.service.publish(game_id, idx, at, only=True)
+            return "已发布这条公示"
+        raise ServiceError("未知的操作")
+
+    return await god_action(request, web, owned, act)
+
+
+@router.post("/d/g/{game_id}/substitute", response_class=HTMLResponse)
+async def god_substitute(request: Request, game_id: int, web: WebDep, owned: DirectorGameForm) -> Response:
+    def act(form: FormData, at: str) -> str:
+        name = field(form.get("player"))
+        person = field(form.get("person"))
+        web.service.substitute(game_id, name, at, person)
+        return f"{name}已换上替补{'（' + person.strip() + '）' if person.strip() else ''}，新链接见角色表"
+
+    return await god_action(request, web, owned, act)
+
+
+@router.post("/d/g/{game_id}/status", response_class=HTMLResponse)
+async def god_status(request: Request, game_id: int, web: WebDep, owned: DirectorGameForm) -> Response:
+    def act(form: FormData, at: str) -> str:
+        action = field(form.get("action"))
+        web.service.set_status(game_id, action, at)
+        return {"pause": "游戏已暂停", "resume": "游戏已恢复", "end": "游戏已结束"}.get(action, "")
+
+    return await god_action(request, web, owned, act)
+
+
+@router.post("/d/g/{game_id}/flags", response_class=HTMLResponse)
+async def god_flags(request: Request, game_id: int, web: WebDep, owned: DirectorGameForm) -> Response:
+    """潜水 flags in bulk: the ticked ones are all 判罚 or all 忽略."""
+
+    def act(form: FormData, at: str) -> str:
+        ids = [parse_int(field(v), "潜水记录", 1, 2**31 - 1) for v in form.getlist("flag")]
+        chosen = [i for i in ids if i is not None]
+        issue = field(form.get("action")) == "issue"
+        n = web.service.resolve_flags(game_id, chosen, issue, at)
+        return f"已判罚{n}条潜水记录" if issue else f"已忽略{n}条潜水记录"
+
+    return await god_action(request, web, owned, act)
+
+
+def _flag_id(flag_id: int) -> int:
+    """Checked before the login, as it always was."""
+    if not valid_id(flag_id):
+        raise NotFound("没有这条潜水记录")
+    return flag_id
+
+
+@router.post("/d/g/{game_id}/flags/{flag_id}", response_class=HTMLResponse)
+async def god_flag(
+    request: Request,
+    game_id: int,
+    flag_id: Annotated[int, Depends(_flag_id)],
+    web: WebDep,
+    owned: DirectorGameForm,
+) -> Response:
+    def act(form: FormData, at: str) -> str:
+        issue = field(form.get("action")) == "issue"
+        web.service.resolve_flag(game_id, flag_id, issue, at)
+        return "已判罚" if issue else "已忽略"
+
+    return await god_action(request, web, owned, act)
+
+
+@router.get("/d/g/{game_id}/export.json")
+def god_export(game_id: int, web: WebDep, _owned: DirectorGame) -> Response:
+    data = web.service.export(game_id)
+    headers = {"Content-Disposition": f'attachment; filename="banshe-game-{game_id}.json"'}
+    return JSONResponse(data, headers=headers)
+
+
+def review(web: Web, request: Request, game_id: int, allowed: bool, back: tuple[str, str] = ("", "")) -> Response:
+    ctx = director_page(web.service, game_id)
+    if not allowed and not ctx["over"]:
+        return web.message(request, "游戏结束后才能查看复盘", 403)
+    ctx.update({"back": back[0], "back_label": back[1]})
+    return web.render(request, "review.html", ctx)
+
+
+@router.get("/d/g/{game_id}/review", response_class=HTMLResponse)
+def god_review(request: Request, game_id: int, web: WebDep, _owned: DirectorGame) -> Response:
+    return review(web, request, game_id, allowed=True, back=(f"/d/g/{game_id}", "返回导演页面"))

@@ -1,0 +1,161 @@
+"""The players' pages behind their secret links: my page, the thread, actions, posts, 复盘.
+
+`PlayerSeatDep` / `PlayerFormDep` resolve the link to its seat and game once per request (and
+check the form's CSRF token, an HMAC of the link); the action's command is built from that game."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from urllib.parse import quote
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import FormData
+
+from .. import auth, security
+from .. import idempotency as idem
+from ..forms import command_from_form, field, post_id
+from ..games import GameService, ServiceError
+from ..models import Seat
+from ..views import player_page, viewer_version
+from ..web import PlayerForm, PlayerFormDep, PlayerSeatDep, Web, WebDep
+from .director import review
+
+router = APIRouter()
+
+
+def player(
+    web: Web,
+    request: Request,
+    token: str,
+    seat: Seat,
+    page: str,
+    error: str = "",
+    status: int = 200,
+    draft: dict[str, str] | None = None,
+) -> Response:
+    """A player's page; after a refusal `draft` is the refused form's text (and its group or
+    replied floor), rendered back with the reason next to it: nothing typed is lost, and no
+    text travels through a query string."""
+    ctx = player_page(web.service, seat)
+    draft = dict(draft or {})
+    by_id = {i.post_id: i for i in ctx["items"] if i.post_id}
+    if not draft:  # 回复此楼 / 改票（回复此楼） links name a post id (a number), never text
+        raw = request.query_params.get("reply", "")
+        if raw.isdigit() and len(raw) <= 12 and int(raw) in by_id:
+            draft["reply_to"] = raw
+            if request.query_params.get("change") == "1":
+                draft["text"] = "改票对象：\n改票理由："
+    reply = by_id.get(int(draft["reply_to"])) if draft.get("reply_to", "").isdigit() else None
+    ctx.update(
+        {
+            "version": viewer_version(ctx),
+            "token": token,
+            "csrf": auth.player_csrf(web.secret, token),
+            "error": error,
+            "ok": security.read_flash(web.secret, request.url.path, request.query_params.get("ok", "")),
+            "page": page,
+            "draft": draft,
+            "reply": reply,
+            "reply_base": f"/p/{token}/thread",
+        }
+    )
+    return web.render(request, "player.html" if page == "me" else "thread.html", ctx, status)
+
+
+@router.get("/p/{token}", response_class=HTMLResponse)
+def player_home(request: Request, web: WebDep, me: PlayerSeatDep) -> Response:
+    return player(web, request, me.token, me.seat, "me")
+
+
+@router.get("/p/{token}/thread", response_class=HTMLResponse)
+def player_thread(request: Request, web: WebDep, me: PlayerSeatDep) -> Response:
+    return player(web, request, me.token, me.seat, "thread")
+
+
+@router.get("/p/{token}/review", response_class=HTMLResponse)
+def player_review(request: Request, web: WebDep, me: PlayerSeatDep) -> Response:
+    return review(web, request, me.seat.game_id, allowed=False, back=(f"/p/{me.token}", "返回我的页面"))
+
+
+@router.get("/p/{token}/state.json")
+def player_state(web: WebDep, me: PlayerSeatDep) -> Response:
+    ctx = player_page(web.service, me.seat)
+    return JSONResponse(
+        {
+            "view": ctx["v"],
+            "actions": [{"skill": a.skill, "name": a.name, "targets": a.targets} for a in ctx["actions"]],
+            "deadline": ctx["deadline"],
+            "thread": [
+                {
+                    "kind": i.kind,
+                    "author": i.author,
+                    "text": i.text,
+                    "phase": i.phase,
+                    "vote": i.vote,
+                    "floor": i.floor,
+                    "time": i.time,
+                    "post_id": i.post_id,
+                    "quote": i.quote,
+                    "director_post": i.director_post,
+                }
+                for i in ctx["items"]
+            ],
+        }
+    )
+
+
+async def player_action(
+    request: Request, web: Web, me: PlayerForm, page: str, act: Callable[[Seat, FormData], str]
+) -> Response:
+    seat, form, token = me.seat, me.form, me.token
+    try:
+        key = field(form.get(idem.KEY_FIELD))
+        done = await run_in_threadpool(web.service.once, seat.game_id, key, lambda: act(seat, form))
+    except ServiceError as exc:
+        draft = {k: field(form.get(k)) for k in ("text", "group", "reply_to", "skill") if field(form.get(k))}
+        fresh = await run_in_threadpool(web.service.seat_by_token, token)  # a 替补 meanwhile: the link died
+        return await run_in_threadpool(player, web, request, token, fresh, page, exc.reason, exc.status, draft)
+    suffix = "" if page == "me" else "/thread"
+    path = f"/p/{token}{suffix}"
+    return RedirectResponse(f"{path}?ok={quote(security.sign_flash(web.secret, path, done))}", status_code=303)
+
+
+@router.post("/p/{token}/act", response_class=HTMLResponse)
+async def player_act(request: Request, web: WebDep, me: PlayerFormDep) -> Response:
+    rs = GameService.ruleset(me.game)
+
+    def act(seat: Seat, form: FormData) -> str:
+        # the actor is always the link's character: any name in the form is ignored
+        cmd = command_from_form(rs, seat.name, form)
+        web.service.submit(seat.game_id, cmd)
+        return f"已提交<{rs.skill_name(cmd.skill)}>"
+
+    return await player_action(request, web, me, "me", act)
+
+
+@router.post("/p/{token}/post", response_class=HTMLResponse)
+async def player_post(request: Request, web: WebDep, me: PlayerFormDep) -> Response:
+    def act(seat: Seat, form: FormData) -> str:
+        post = web.service.post(seat.game_id, seat.name, field(form.get("text")), reply_to=post_id(form))
+        return "投票已记录" if post.vote_kind else "已发言"
+
+    return await player_action(request, web, me, "thread", act)
+
+
+@router.post("/p/{token}/group", response_class=HTMLResponse)
+async def player_group(request: Request, web: WebDep, me: PlayerFormDep) -> Response:
+    def act(seat: Seat, form: FormData) -> str:
+        web.service.group_post(seat.game_id, seat.name, field(form.get("group")), field(form.get("text")))
+        return "已在群内发言"
+
+    return await player_action(request, web, me, "me", act)
+
+
+@router.post("/p/{token}/request", response_class=HTMLResponse)
+async def player_request(request: Request, web: WebDep, me: PlayerFormDep) -> Response:
+    def act(seat: Seat, form: FormData) -> str:
+        return web.service.request(seat.game_id, seat.name, field(form.get("kind")))
+
+    return await player_action(request, web, me, "thread", act)

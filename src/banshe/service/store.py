@@ -1,0 +1,524 @@
+"""The director service's core: an adapter that stores every input and replays the engine.
+
+A game is its setup (ruleset, seats, identities or seed, options) plus the ordered commands the
+engine accepted — from players, the director and the deadline scheduler. The state is rebuilt
+by `new_game` + `apply_in_place` of those commands (kept in a per-game cache); every change is
+committed before it is acknowledged, under a per-game lock, with a unique (game, seq) so two
+writers can never interleave. Deadlines live in the database and reach the engine only as
+`close_stage` / `close_phase` / `prompt_timeout` commands.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import threading
+import time
+from abc import ABC, abstractmethod
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, sessionmaker
+
+from ..engine.commands import ACCELERATE, CLOSE_PHASE, DIRECTOR, Command, IllegalCommand
+from ..engine.core import apply_in_place, new_game
+from ..engine.events import ANNOUNCE, NOTICE, PUBLIC, Event
+from ..engine.model import DAY, NIGHT, START, GameState
+from ..engine.ruleset import Ruleset
+from ..rulesets.registry import find_ruleset, get_ruleset
+from . import idempotency as idem
+from . import pgsync
+from . import schedule as sched
+from .board import check_board
+from .errors import Conflict, NotFound, ServiceError
+from .models import Announcement, CommandRow, Deadline, Game, Seat, Submission
+from .names import check_names
+
+MAX_TEXT = 5000
+MAX_NOTE = 500
+MAX_TITLE = 100
+TOKEN = re.compile(r"^[A-Za-z0-9_-]{8,64}$")  # a seat link's token (secrets.token_urlsafe)
+CACHE_GAMES = 1000
+
+
+@dataclass
+class Cached:
+    head: int  # the highest stored command seq the state includes
+    state: GameState
+
+
+def public_announcements(state: GameState) -> list[Event]:
+    return [e for e in state.log if e.kind == ANNOUNCE and e.audience.kind == PUBLIC]
+
+
+class Store(ABC):
+    """Transactions under a per-game lock, the cached state (replayed from the stored commands),
+    the one write path (`_apply`), creating games, the position mark (`at`) and lookups."""
+
+    def __init__(self, sessions: sessionmaker[Session], clock: Callable[[], float] = time.time) -> None:
+        self.sessions = sessions
+        self.clock = clock
+        self._locks: dict[int, threading.RLock] = {}
+        self._guard = threading.Lock()
+        self._cache: OrderedDict[int, Cached] = OrderedDict()
+        self.versions: dict[int, int] = {}
+        self.on_change: Callable[[int], None] | None = None  # called after each committed write
+        self._seats: dict[str, Seat] = {}  # token -> its active seat (issue 13: no lookup per request)
+        self._seat_epoch = 0
+        self._failed: dict[int, float] = {}  # game id -> monotonic time its deadlines are tried again
+        # SQLite has one writer at a time and its busy handler is unfair under load: queue writers here
+        bind = sessions.kw.get("bind")
+        single_writer = bind is not None and bind.dialect.name == "sqlite"
+        self._writer: threading.Lock | None = threading.Lock() if single_writer else None
+
+    def lock(self, game_id: int) -> threading.RLock:
+        with self._guard:
+            lk = self._locks.get(game_id)
+            if lk is None:
+                lk = self._locks[game_id] = threading.RLock()
+            return lk
+
+    @contextmanager
+    def _tx(self, game_id: int) -> Iterator[tuple[Session, Game]]:
+        """Lock the game, open a transaction, commit on success; any failure drops the cache."""
+        with self.lock(game_id), self._writer or nullcontext():
+            s = self.sessions()
+            try:
+                pgsync.lock_game(s, game_id)
+                game = s.get(Game, game_id)
+                if game is None:
+                    raise NotFound("没有这局游戏")
+                pending = idem.CURRENT.get()
+                if pending is not None and pending.game_id == game_id and not pending.used:
+                    pending.used = True
+                    done = s.scalar(
+                        select(Submission).where(Submission.game_id == game_id, Submission.key == pending.key)
+                    )
+                    if done is not None:
+                        raise idem.AlreadyDone(done.result or idem.DONE_BEFORE)
+                    row = Submission(game_id=game_id, key=pending.key, result="", created_at=self.clock())
+                    s.add(row)
+                    yield s, game
+                    s.flush()
+                    pending.stored_id = row.id
+                else:
+                    yield s, game
+                pgsync.announce(s, game_id)
+                s.commit()
+            except IntegrityError as exc:
+                s.rollback()
+                self._cache.pop(game_id, None)
+                raise Conflict("另一个提交同时到达，请重试") from exc
+            except idem.AlreadyDone:
+                s.rollback()
+                raise
+            except ServiceError:
+                # a refusal: the engine validates before it changes anything, so the cache stays good
+                s.rollback()
+                raise
+            except BaseException:
+                s.rollback()
+                self._cache.pop(game_id, None)
+                raise
+            finally:
+                s.close()
+            self.versions[game_id] = self.versions.get(game_id, 0) + 1
+            if self.on_change is not None:
+                self.on_change(game_id)  # live pages (live.py)
+
+    def once(self, game_id: int, key: str, act: Callable[[], str]) -> str:
+        """Run `act` (a submission answering a result text) at most once per form key; a resend of
+        a stored one answers its original result (see idempotency.py)."""
+        if not key:
+            return act()
+        if not idem.valid(key):
+            raise ServiceError("表单标识无效，请刷新页面后重试")
+        pending = idem.Pending(game_id, key)
+        token = idem.CURRENT.set(pending)
+        try:
+            result = act()
+        except idem.AlreadyDone as done:
+            return done.result
+        finally:
+            idem.CURRENT.reset(token)
+        if pending.stored_id is not None:  # the result text, for a resend (best effort: the key is stored)
+            with self.sessions() as s:
+                row = s.get(Submission, pending.stored_id)
+                if row is not None:
+                    row.result = result[:200]
+                    s.commit()
+        return result
+
+    def _remember(self, game_id: int, cached: Cached) -> None:
+        """Keep the states of the most recently used games (older ones replay again when needed)."""
+        with self._guard:
+            self._cache[game_id] = cached
+            self._cache.move_to_end(game_id)
+            while len(self._cache) > CACHE_GAMES:
+                self._cache.popitem(last=False)
+
+    def version(self, game_id: int) -> int:
+        return self.versions.get(game_id, 0)
+
+    @staticmethod
+    def ruleset(game: Game) -> Ruleset:
+        return get_ruleset(game.ruleset)
+
+    def head_seq(self, s: Session, game_id: int) -> int:
+        """The highest stored command seq (the live feed's change mark)."""
+        return self._head(s, game_id)
+
+    def _head(self, s: Session, game_id: int) -> int:
+        return int(s.scalar(select(func.max(CommandRow.seq)).where(CommandRow.game_id == game_id)) or 0)
+
+    def state_of(self, s: Session, game: Game) -> GameState:
+        """The game's state (cached when no other writer stored a command since)."""
+        head = self._head(s, game.id)
+        cached = self._cache.get(game.id)
+        if cached is not None and cached.head == head:
+            return cached.state
+        state = self._rebuild(s, game)
+        self._remember(game.id, Cached(head, state))
+        return state
+
+    def _rebuild(self, s: Session, game: Game, exclude: int | None = None) -> GameState:
+        state = new_game(get_ruleset(game.ruleset), game.players, game.roles, game.options, game.seed)
+        rows = s.scalars(
+            select(CommandRow)
+            .where(CommandRow.game_id == game.id, CommandRow.superseded.is_(False))
+            .order_by(CommandRow.seq)
+        )
+        for row in rows:
+            if row.seq == exclude:
+                continue
+            apply_in_place(state, Command.from_json(row.payload))
+        return state
+
+    def read(self, game_id: int) -> tuple[Game, GameState]:
+        """A consistent snapshot for rendering (the state is a private copy)."""
+        with self.lock(game_id), self.sessions() as s:
+            game = s.get(Game, game_id)
+            if game is None:
+                raise NotFound("没有这局游戏")
+            return game, self.state_of(s, game).clone()
+
+    def create_game(
+        self,
+        director_id: int,
+        ruleset: str,
+        players: list[str],
+        roles: dict[str, str] | None = None,
+        options: dict[str, Any] | None = None,
+        seed: int | None = None,
+        schedule: dict[str, Any] | None = None,
+        timezone: str = sched.DEFAULT_TIMEZONE,
+        title: str = "",
+        auto_publish: bool = False,
+        custom_board: bool = False,
+    ) -> Game:
+        try:
+            rs = find_ruleset(ruleset)
+        except KeyError:
+            raise ServiceError(f"未知的规则：{ruleset}") from None
+        try:
+            names = check_names(list(players))
+        except ValueError as exc:
+            raise ServiceError(str(exc)) from None
+        if seed is None:
+            seed = secrets.randbelow(2**31)
+        if not 0 <= seed < 2**31:
+            raise ServiceError("随机种子应在0到2147483647之间")
+        title = title.strip()
+        if len(title) > MAX_TITLE or not title.isprintable():
+            raise ServiceError(f"对局名称过长或含有控制字符（最多{MAX_TITLE}个字符）")
+        try:
+            sched.zone(timezone)
+            full_schedule = sched.validate_schedule(rs, schedule or {})
+            state = new_game(rs, names, roles, options or {}, seed)
+            if not custom_board:
+                check_board(rs, names, roles, seed)
+        except ValueError as exc:
+            raise ServiceError(str(exc)) from None  # the engine's and the schedule's reasons are Chinese
+        now = self.clock()
+        with self.sessions() as s:
+            game = insert_game(
+                s,
+                title.strip() or f"{rs.name}（{len(names)}人）",
+                director_id,
+                state,
+                roles,
+                full_schedule,
+                timezone,
+                auto_publish,
+                now,
+            )
+            game.settings = {"custom_board": custom_board}
+            self._after_change(s, game, state, now)
+            s.commit()
+            self._remember(game.id, Cached(0, state))
+            return game
+
+    def _check_running(self, game: Game) -> None:
+        if game.status == "paused":
+            raise ServiceError("游戏已暂停，请等待导演恢复")
+        if game.status == "ended":
+            raise ServiceError("游戏已经结束")
+
+    def _apply(
+        self,
+        s: Session,
+        game: Game,
+        state: GameState,
+        cmd: Command,
+        source: str,
+        anchor: float,
+        note: str | None = None,
+    ) -> list[Event]:
+        """Apply `cmd` to the cached state and store it (inside the caller's transaction); `note`:
+        the director's reason (判罚理由), kept with the command for the log and the export."""
+        phase, stage = state.phase.label, state.stage
+        if cmd.skill == CLOSE_PHASE and state.phase.kind == DAY and not state.settling:
+            self._record_day(s, game, state, anchor)
+        accepted = len(state.commands)
+        try:
+            events = apply_in_place(state, cmd)
+        except IllegalCommand as exc:
+            if len(state.commands) != accepted:  # refused half-way: never trust that copy again
+                self._cache.pop(game.id, None)
+            raise ServiceError(exc.reason) from None
+        head = self._head(s, game.id)
+        s.add(
+            CommandRow(
+                game_id=game.id,
+                seq=head + 1,
+                actor=cmd.actor,
+                skill=cmd.skill,
+                payload=cmd.to_json(),
+                phase=phase,
+                stage=stage,
+                source=source,
+                created_at=self.clock(),
+                note=note or None,
+            )
+        )
+        s.flush()
+        self._remember(game.id, Cached(head + 1, state))
+        self._after_change(s, game, state, anchor)
+        if phase != state.phase.label and sched.auto_accelerate(game.schedule, state):
+            events += self._apply(s, game, state, Command(DIRECTOR, ACCELERATE), "scheduler", anchor)
+        return events
+
+    def _replaceable(self, s: Session, game: Game, state: GameState, cmd: Command) -> CommandRow | None:
+        """An earlier submission of the same skill whose deadline has not passed (night / 开局 skills only:
+        their effects wait for the stage to close, so replacing one changes nothing anyone saw)."""
+        rs = self.ruleset(game)
+        spec = rs.skills.get(cmd.skill)
+        if spec is None or spec.prompt or state.settling or state.phase.kind not in (NIGHT, START):
+            return None
+        stage = rs.stage_of(cmd.skill)
+        if state.phase.kind == NIGHT and (stage is None or stage < state.stage):
+            return None
+        return s.scalars(
+            select(CommandRow)
+            .where(
+                CommandRow.game_id == game.id,
+                CommandRow.actor == cmd.actor,
+                CommandRow.skill == cmd.skill,
+                CommandRow.phase == state.phase.label,
+                CommandRow.superseded.is_(False),
+            )
+            .order_by(CommandRow.seq.desc())
+        ).first()
+
+    def submit(
+        self, game_id: int, cmd: Command, source: str = "player", at: str | None = None, note: str | None = None
+    ) -> list[Event]:
+        """A player's skill or a director's command (`at`: the position it is meant for, see
+        `position`; `note`: the director's reason). Raises ServiceError with the engine's reason."""
+        if note is not None and len(note) > MAX_NOTE:
+            raise ServiceError(f"理由过长（最多{MAX_NOTE}字）")
+        with self._tx(game_id) as (s, game):
+            self._check_running(game)
+            state = self.state_of(s, game)
+            self._check_at(game, state, at)
+            now = self.clock()
+            if source == "player":
+                prior = self._replaceable(s, game, state, cmd)
+                if prior is not None:
+                    return self._replace(s, game, prior, cmd, now)
+            return self._apply(s, game, state, cmd, source, now, note)
+
+    def _replace(self, s: Session, game: Game, prior: CommandRow, cmd: Command, now: float) -> list[Event]:
+        try:
+            candidate = self._rebuild(s, game, exclude=prior.seq)
+        except IllegalCommand as exc:
+            raise ServiceError(f"无法替换之前的提交：{exc.reason}") from None
+        prior.superseded = True
+        s.flush()
+        self._cache.pop(game.id, None)
+        events = self._apply(s, game, candidate, cmd, "player", now)
+        return events
+
+    def _after_change(self, s: Session, game: Game, state: GameState, anchor: float) -> None:
+        anns = public_announcements(state)
+        total = len(anns)
+        have = s.scalar(select(func.count(Announcement.id)).where(Announcement.game_id == game.id)) or 0
+        for idx in range(have, total):
+            published = anchor if game.auto_publish else None
+            s.add(
+                Announcement(game_id=game.id, idx=idx, phase=anns[idx].phase, created_at=anchor, published_at=published)
+            )
+        if state.over:
+            # the game is over: the 复盘 reveals everything, so every 公示 goes out
+            game.status = "ended"
+            s.flush()
+            for row in s.scalars(
+                select(Announcement).where(
+                    Announcement.game_id == game.id,
+                    Announcement.published_at.is_(None),
+                    Announcement.withheld.is_(False),
+                )
+            ):
+                row.published_at = anchor
+        if state.phase.label != game.phase_label:
+            game.phase_label = state.phase.label
+            game.phase_started_at = anchor
+        self._sync_deadlines(s, game, state, anchor)
+
+    @staticmethod
+    def position(state: GameState) -> str:
+        """Where the game stands, as every close and director command names it (`at`): the phase,
+        the night stage, or the pending prompt. The scheduler's deadline keys are the same strings."""
+        label = state.phase.label
+        if state.over:
+            return f"{label}|over"
+        if state.prompts and state.prompt_raised:
+            raised = sum(1 for e in state.log if e.kind == NOTICE and "prompt" in e.data)
+            return f"{label}|prompt|{raised}"
+        if state.settling:
+            return f"{label}|settling"
+        if state.phase.kind == NIGHT:
+            return f"{label}|stage|{state.stage}"
+        return f"{label}|close"
+
+    def _describe(self, game: Game, at: str) -> str:
+        parts = at.split("|")
+        if len(parts) == 3 and parts[1] == "stage" and parts[2].isdigit():
+            stages = self.ruleset(game).night_stages
+            i = int(parts[2])
+            return f"{parts[0]}·{stages[i].name}" if i < len(stages) else parts[0]
+        extra = {"prompt": "（等待回应）", "settling": "（结算中）", "over": "（游戏结束）"}
+        return parts[0] + (extra.get(parts[1], "") if len(parts) > 1 else "")
+
+    def _check_at(self, game: Game, state: GameState, at: str | None) -> None:
+        """A command meant for one phase/stage/prompt is refused once the game has moved on (so a
+        second 立即关门, or one racing the scheduler, never closes the next phase unseen)."""
+        if at is None:
+            return
+        now = self.position(state)
+        if at != now:
+            raise Conflict(
+                f"游戏已经进入{self._describe(game, now)}，这条为{self._describe(game, at)}发出的指令未执行；"
+                "请刷新页面确认后再操作"
+            )
+
+    def current_deadline(self, s: Session, game_id: int) -> Deadline | None:
+        return s.scalars(
+            select(Deadline)
+            .where(Deadline.game_id == game_id, Deadline.fired_at.is_(None), Deadline.cancelled.is_(False))
+            .order_by(Deadline.due_at)
+        ).first()
+
+    def seat_by_token(self, token: str) -> Seat:
+        """The active seat of a link (cached: a link changes only by 替补, which forgets its game's)."""
+        if not TOKEN.match(token):
+            raise NotFound("链接无效或已停用")
+        cached = self._seats.get(token)
+        if cached is not None:
+            return cached
+        epoch = self._seat_epoch
+        with self.sessions() as s:
+            seat = s.scalar(select(Seat).where(Seat.token == token))
+            if seat is None or not seat.active:
+                raise NotFound("链接无效或已停用")
+        with self._guard:
+            if epoch == self._seat_epoch:  # no 替补 while it was read
+                if len(self._seats) >= CACHE_GAMES * 32:
+                    self._seats.clear()
+                self._seats[token] = seat
+        return seat
+
+    def forget_seats(self, game_id: int) -> None:
+        """A 替补 in `game_id` (here or in another process): its links are looked up again."""
+        with self._guard:
+            self._seat_epoch += 1
+            for token in [t for t, x in self._seats.items() if x.game_id == game_id]:
+                del self._seats[token]
+
+    def seat_and_game(self, token: str) -> tuple[Seat, Game]:
+        """A live link's seat and its game, loaded in one session."""
+        seat = self.seat_by_token(token)
+        with self.sessions() as s:
+            game = s.get(Game, seat.game_id)
+            if game is None:
+                raise NotFound("链接无效或已停用")
+            return seat, game
+
+    def published_count(self, s: Session, game_id: int) -> int:
+        return int(
+            s.scalar(
+                select(func.count(Announcement.id)).where(
+                    Announcement.game_id == game_id, Announcement.published_at.is_not(None)
+                )
+            )
+            or 0
+        )
+
+    # -- what the other parts of the service provide (deadlines.py, direction.py) -------------
+    @abstractmethod
+    def _sync_deadlines(self, s: Session, game: Game, state: GameState, anchor: float) -> None:
+        """Make the stored deadline the one the game's position wants (deadlines.py)."""
+
+    @abstractmethod
+    def _record_day(self, s: Session, game: Game, state: GameState, anchor: float) -> None:
+        """A closing day's post counts and its 潜水 flags (direction.py)."""
+
+
+def insert_game(
+    s: Session,
+    title: str,
+    director_id: int,
+    state: GameState,
+    roles: dict[str, str] | None,
+    schedule: dict[str, Any],
+    timezone: str,
+    auto_publish: bool,
+    now: float,
+) -> Game:
+    """A new running game row and one secret link per seat (created and imported games alike)."""
+    game = Game(
+        title=title,
+        director_id=director_id,
+        ruleset=state.ruleset,
+        seed=state.seed,
+        options=dict(state.options),
+        players=list(state.order),
+        roles=roles,
+        schedule=schedule,
+        timezone=timezone,
+        status="running",
+        auto_publish=auto_publish,
+        phase_label=state.phase.label,
+        phase_started_at=now,
+        created_at=now,
+    )
+    s.add(game)
+    s.flush()
+    for n in state.order:
+        s.add(Seat(game_id=game.id, name=n, token=secrets.token_urlsafe(24), active=True, created_at=now))
+    return game

@@ -1,0 +1,248 @@
+"""The 讨论帖: players' posts (a vote post is also the engine's vote; 改票 reply rules), the
+director's posts and 代投, group chats, and publishing the 公示 (edit, withhold)."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from ..engine.commands import ABSTAIN, CHANGE_VOTE, CLOSE_PHASE, DIRECTOR, VOTE, Command
+from ..engine.model import GameState
+from ..engine.view import is_legal
+from ..forum import VoteFormatError, parse_vote
+from . import schedule as sched
+from .errors import NotFound, ServiceError
+from .models import Announcement, Game, GroupMessage, Post
+from .names import key as name_key
+from .notices import DIRECTOR_POST_KIND, NOTICE_KIND
+from .store import MAX_TEXT, Store, public_announcements
+
+
+class Thread(Store):
+    """The thread's writes; the pages read it through views.py."""
+
+    def post(
+        self,
+        game_id: int,
+        author: str,
+        text: str,
+        by_director: bool = False,
+        at: str | None = None,
+        reply_to: int | None = None,
+    ) -> Post:
+        """A post in the 讨论帖; a vote post is also the engine's vote (both or neither are stored).
+        `reply_to`: the post it replies to (a player's 改票 must reply to his own vote floor)."""
+        body = _text(text)
+        with self._tx(game_id) as (s, game):
+            self._check_running(game)
+            state = self.state_of(s, game)
+            self._check_at(game, state, at)
+            rs = self.ruleset(game)
+            if state.over:
+                raise ServiceError("游戏已经结束，讨论帖已关闭")
+            if author not in state.chars:
+                raise ServiceError(f"{author}不是本局的角色")
+            if not state.is_alive(author):
+                raise ServiceError(f"{author}已出局，不能在讨论帖发言（诈尸）")
+            gate = rs.gate(state, Command(author, "post", text=body))
+            if gate:
+                raise ServiceError(gate)
+            reason = rs.check_post(state, author, body)
+            if reason:
+                raise ServiceError(reason)
+            try:
+                vote = parse_vote(body)
+            except VoteFormatError as exc:
+                raise ServiceError(f"投票无效：{exc.reason}") from None
+            now = self.clock()
+            replied = self._replied(s, game, reply_to)
+            row = _new_post(game, state, author, body, replied, by_director, now)
+            if vote is not None:
+                target = self._resolve_target(state, vote.target)
+                if vote.kind == CHANGE_VOTE or by_director:
+                    self._check_change_window(s, game, now, "代投" if by_director else "改票")
+                reply_rule = vote.kind == CHANGE_VOTE and not by_director and sched.policy_for(rs).change_vote_reply
+                # the engine's refusals (no vote yet, one change only, 加速) come first
+                if reply_rule and is_legal(state, Command(author, CHANGE_VOTE, (target,))) is None:
+                    self._check_change_reply(s, game, state, author, replied)
+                self._apply(
+                    s, game, state, Command(author, vote.kind, (target,)), "director" if by_director else "player", now
+                )
+                row.vote_kind, row.vote_target = vote.kind, target
+            s.add(row)
+            s.flush()
+            return row
+
+    @staticmethod
+    def _replied(s: Session, game: Game, reply_to: int | None) -> Post | None:
+        if reply_to is None:
+            return None
+        row = s.get(Post, reply_to)
+        if row is None or row.game_id != game.id or row.vote_kind == NOTICE_KIND:
+            raise ServiceError("回复的楼层不存在")
+        return row
+
+    @staticmethod
+    def _check_change_reply(s: Session, game: Game, state: GameState, author: str, replied: Post | None) -> None:
+        """Seed 002 改票格式: 改票需回复原投票楼层 — the author's own accepted 投票 post of the day."""
+        own = s.scalars(
+            select(Post)
+            .where(
+                Post.game_id == game.id,
+                Post.author == author,
+                Post.phase == state.phase.label,
+                Post.vote_kind == VOTE,
+            )
+            .order_by(Post.id.desc())
+        ).first()
+        if own is None:
+            raise ServiceError("改票无效：今天还没有有效投票，不能改票")
+        if replied is None or replied.id != own.id:
+            raise ServiceError("改票无效：改票需回复原投票楼层（请点击自己投票帖下的“改票（回复此楼）”）")
+
+    @staticmethod
+    def _resolve_target(state: GameState, written: str) -> str:
+        wanted = name_key(written)
+        if wanted == ABSTAIN:
+            return ABSTAIN
+        for name in state.order:
+            if name_key(name) == wanted:
+                return name
+        raise ServiceError(f"投票无效：投票对象“{written}”不是本局的角色（弃权请填写“弃权”）")
+
+    def _check_change_window(self, s: Session, game: Game, now: float, what: str) -> None:
+        minutes = sched.policy_for(self.ruleset(game)).no_change_minutes
+        if not minutes:
+            return
+        close = self.current_deadline(s, game.id)
+        if close is not None and close.skill == CLOSE_PHASE and now >= close.due_at - minutes * 60:
+            raise ServiceError(f"关门前{minutes // 60 or minutes}{'小时' if minutes >= 60 else '分钟'}不允许{what}")
+
+    def proxy_vote(self, game_id: int, player: str, target: str, at: str | None = None) -> Post:
+        """代投: the director posts a player's vote (a clear target, no conditions)."""
+        with self.lock(game_id):
+            _game, state = self.read(game_id)
+            label = "改票" if player in state.votes else "投票"
+            text = f"{label}对象：{target}\n{label}理由：导演代投"
+            return self.post(game_id, player, text, by_director=True, at=at)
+
+    def director_post(self, game_id: int, text: str, reply_to: int | None = None) -> Post:
+        """The director's own post in the 讨论帖 (a rule clarification), marked as his."""
+        body = _text(text)
+        with self._tx(game_id) as (s, game):
+            # a clarification is meant for no phase: `at` is not checked (a phase closing while the
+            # director types must not lose his text)
+            state = self.state_of(s, game)
+            replied = self._replied(s, game, reply_to)
+            row = _new_post(game, state, DIRECTOR, body, replied, True, self.clock(), DIRECTOR_POST_KIND)
+            s.add(row)
+            s.flush()
+            return row
+
+    def group_post(self, game_id: int, author: str, group: str, text: str) -> GroupMessage:
+        body = _text(text)
+        with self._tx(game_id) as (s, game):
+            self._check_running(game)
+            state = self.state_of(s, game)
+            if author not in state.groups.get(group, ()):
+                raise ServiceError("你不在这个群里")
+            if not state.is_alive(author):
+                raise ServiceError(f"{author}已出局，不能在群内发言")
+            row = GroupMessage(
+                game_id=game.id,
+                group_name=group,
+                author=author,
+                phase=state.phase.label,
+                text=body,
+                created_at=self.clock(),
+            )
+            s.add(row)
+            s.flush()
+            return row
+
+    def publish(self, game_id: int, upto: int, at: str | None = None, only: bool = False) -> int:
+        """Publish every pending 公示 up to index `upto`, in order, except the withheld ones; `only`:
+        just the one at `upto` (also a withheld one: it is released)."""
+        with self._tx(game_id) as (s, game):
+            self._check_at(game, self.state_of(s, game), at)
+            query = select(Announcement).where(Announcement.game_id == game.id, Announcement.published_at.is_(None))
+            if only:
+                query = query.where(Announcement.idx == upto)
+            else:
+                query = query.where(Announcement.idx <= upto, Announcement.withheld.is_(False))
+            rows = s.scalars(query).all()
+            if not rows:
+                raise ServiceError("没有待发布的公示")
+            now = self.clock()
+            for row in rows:
+                row.published_at = now
+                row.withheld = False
+            return len(rows)
+
+    def _pending_announcement(self, s: Session, game: Game, idx: int) -> Announcement:
+        row = s.scalar(select(Announcement).where(Announcement.game_id == game.id, Announcement.idx == idx))
+        if row is None:
+            raise NotFound("没有这条公示")
+        if row.published_at is not None:
+            raise ServiceError("这条公示已经发布，不能再修改或扣留")
+        return row
+
+    def edit_announcement(self, game_id: int, idx: int, text: str, at: str | None = None) -> None:
+        """The director's wording replaces the engine's in the thread (the engine's text stays in
+        the log and the export); an empty text restores the engine's."""
+        body = text.strip()
+        if len(body) > MAX_TEXT:
+            raise ServiceError(f"公示过长（最多{MAX_TEXT}字）")
+        with self._tx(game_id) as (s, game):
+            state = self.state_of(s, game)
+            self._check_at(game, state, at)
+            row = self._pending_announcement(s, game, idx)
+            anns = public_announcements(state)
+            original = anns[idx].text if idx < len(anns) else ""
+            row.text = body if body and body != original else None
+
+    def withhold(self, game_id: int, idx: int, withheld: bool, at: str | None = None) -> None:
+        """扣留 a pending 公示 (not published by 发布到此条, kept) or take it back into the queue."""
+        with self._tx(game_id) as (s, game):
+            self._check_at(game, self.state_of(s, game), at)
+            row = self._pending_announcement(s, game, idx)
+            if row.withheld == withheld:
+                raise ServiceError("这条公示已经扣留" if withheld else "这条公示没有被扣留")
+            row.withheld = withheld
+
+
+def _text(text: str) -> str:
+    """A post's body: not empty, not overlong, no NUL (PostgreSQL refuses it in text)."""
+    body = text.strip()
+    if not body:
+        raise ServiceError("发言内容不能为空")
+    if len(body) > MAX_TEXT:
+        raise ServiceError(f"发言过长（最多{MAX_TEXT}字）")
+    if "\x00" in body:
+        raise ServiceError("发言含有不允许的控制字符（NUL）")
+    return body
+
+
+def _new_post(
+    game: Game,
+    state: GameState,
+    author: str,
+    body: str,
+    replied: Post | None,
+    by_director: bool,
+    now: float,
+    kind: str | None = None,
+) -> Post:
+    """A thread post in the game's current phase (`kind`: a vote's kind is set once the engine took
+    it; the director's own post is DIRECTOR_POST_KIND)."""
+    return Post(
+        game_id=game.id,
+        author=author,
+        phase=state.phase.label,
+        text=body,
+        vote_kind=kind,
+        vote_target=None,
+        by_director=by_director,
+        created_at=now,
+        reply_to=replied.id if replied is not None else None,
+    )
