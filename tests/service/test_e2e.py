@@ -7,109 +7,27 @@ the engine's replay of the stored commands. Screenshots go to test-artifacts/e2e
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
-
-import pytest
 
 from banshe.engine import Command, apply_in_place
 from banshe.rulesets import new_game
 
-from .conftest import PINMING_SEATS, WOLVES, free_port, start_server
-
-CHROMIUM = "/usr/bin/chromium"
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "e2e"
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-
-try:
-    from playwright.sync_api import Browser, Page, expect, sync_playwright
-except ImportError:  # pragma: no cover - scripts/test.sh installs it
-    sync_playwright = None  # type: ignore[assignment]
-
-pytestmark = pytest.mark.skipif(
-    sync_playwright is None or not os.path.exists(CHROMIUM),
-    reason="端到端测试需要 playwright 与 Debian 的 chromium（bash scripts/test.sh 会安装）",
+from .conftest import PINMING_SEATS, WOLVES
+from .e2e_helpers import (  # noqa: F401 (fixtures, skip mark; re-exported for older imports)
+    ARTIFACTS,
+    Browser,
+    Page,
+    _submit,
+    browser,
+    create_pinming,
+    director_login,
+    expect,
+    pytestmark,
+    server,
 )
 
 
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[str]:
-    db = f"sqlite:///{tmp_path / 'e2e.sqlite3'}"
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "banshe",
-            "admin",
-            "create",
-            "--username",
-            "导演",
-            "--password",
-            "e2e-password",
-            "--database-url",
-            db,
-        ],
-        check=True,
-        capture_output=True,
-    )
-    port = free_port()
-    proc = start_server(db, port)
-    yield f"http://127.0.0.1:{port}"
-    proc.send_signal(signal.SIGTERM)
-    proc.wait()
-
-
-@pytest.fixture
-def browser() -> Iterator[Browser]:
-    assert sync_playwright is not None
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
-
-
-def _submit(page: Page, selector: str) -> None:
-    with page.expect_navigation():
-        page.locator(selector).click()
-    error = page.locator("#error")
-    assert error.count() == 0, error.inner_text()
-
-
-def director_login(browser: Browser, server: str) -> Page:
-    """A director's page, logged in (the `server` fixture's account)."""
-    d = browser.new_context(locale="zh-CN").new_page()
-    d.goto(f"{server}/d")
-    d.fill("input[name=username]", "导演")
-    d.fill("input[name=password]", "e2e-password")
-    _submit(d, "button[type=submit]")
-    return d
-
-
-def create_pinming(d: Page, seed: int, auto_publish: bool = False) -> str:
-    """Fill in and submit the new-game form (品茗, the standard 14 seats); the god page's URL."""
-    if "/d/new" not in d.url:
-        d.goto(d.url.split("/d", 1)[0] + "/d/new?ruleset=品茗")
-    d.fill("textarea[name=seats]", "\n".join(f"{n} {r}" for n, r in PINMING_SEATS.items()))
-    d.fill("input[name=seed]", str(seed))
-    if auto_publish:
-        d.check("input[name=auto_publish]")
-    _submit(d, "#create")
-    return d.url
-
-
-def test_a_director_and_fourteen_players_play_pinming_in_the_browser(server: str, browser: Browser) -> None:
+def test_a_director_and_fourteen_players_play_pinming_in_the_browser(server: str, browser: Browser) -> None:  # noqa: F811
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     d = director_login(browser, server)
     d.goto(f"{server}/d/new?ruleset=品茗")

@@ -10,7 +10,7 @@ from banshe.engine import Command, apply_in_place
 from banshe.rulesets import new_game
 
 from .conftest import PINMING_SEATS
-from .test_e2e import (  # noqa: F401 (fixtures, skip mark)
+from .e2e_helpers import (  # noqa: F401 (fixtures, skip mark)
     ARTIFACTS,
     _submit,
     browser,

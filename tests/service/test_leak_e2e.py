@@ -188,7 +188,7 @@ class Game:
             it = iter(engine["events"])
             assert all(any(_same(e, x) for x in it) for e in sent["events"]), where
             # 2. his actions are his legal commands (or a night submission he may still replace)
-            legal = legal_commands(state, name)
+            legal = legal_commands(state, name, offered=True)
             mine_now = {
                 e["data"]["command"]["skill"]
                 for e in mine["events"]

@@ -47,3 +47,32 @@ def test_a_game_of_each_ruleset_runs_through_the_pages(harness: Harness, ruleset
     for token in links.values():
         assert h.client.get(f"/p/{token}").status_code == 200
         assert h.client.get(f"/p/{token}/thread").status_code == 200
+
+
+def test_the_assassin_and_the_martyr_always_see_their_skills(harness: Harness) -> None:
+    """行刺 (游戏日白天) and 死节 (任意时间) are on their pages whenever the rules allow them, not
+    only when the random bots' rare sample (10% / 1%) happens to include them (issue 12)."""
+    from .test_e2e_chenji import SEATS, SEED
+
+    h = harness
+    h.login()
+    data = {"csrf": h.csrf, "ruleset": "chenji", "seats": "\n".join(f"{n} {r}" for n, r in SEATS.items())}
+    r = h.client.post("/d/new", data={**data, "seed": str(SEED), "auto_publish": "on"}, follow_redirects=False)
+    assert r.status_code == 303, r.text
+    game = int(r.headers["location"].rsplit("/", 1)[1])
+    links = h.links(game)
+    assassin = next(n for n, role in SEATS.items() if role == "刺客")
+    martyr = next(n for n, role in SEATS.items() if role == "死士")
+    code, page = h.director(game, "command", skill="close_phase")  # 开局 → 第1天
+    assert code in (200, 303), page
+    for _ in range(2):  # before and after a post moves the log (the bots' sample's seed) on
+        assert 'data-skill="martyrdom"' in h.client.get(f"/p/{links[martyr]}").text
+        page = h.client.get(f"/p/{links[assassin]}").text
+        form = page.split('data-skill="stab"')[1].split("</form>")[0]
+        assert "<option>丁丑</option>" in form and f"<option>{assassin}</option>" not in form
+        code, _ = h.post(links[martyr], "过")
+        assert code in (200, 303)
+    assert h.state(links[assassin])["view"]["phase"] == "第1天"  # type: ignore[index]
+    code, _ = h.act(links[assassin], "stab", target="丁丑")
+    assert code in (200, 303)
+    assert not h.state(links["丁丑"])["view"]["seats"][13]["alive"]  # type: ignore[index]

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from .test_e2e import ARTIFACTS, _submit, browser, create_pinming, director_login, pytestmark, server  # noqa: F401
+from .e2e_helpers import ARTIFACTS, _submit, browser, create_pinming, director_login, pytestmark, server  # noqa: F401
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page

@@ -307,6 +307,11 @@ class Ruleset:
         """Candidate target tuples for a bot to try; each is still checked by the engine."""
         return [(n,) for n in state.alive_names()]
 
+    def offered_targets(self, state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:
+        """Candidate target tuples a player's page offers (`legal_commands(..., offered=True)`):
+        `legal_targets` unless a ruleset thins those out for its bots (a rare skill)."""
+        return self.legal_targets(state, actor, skill)
+
     def review_text(self, state: GameState) -> list[str]:
         """Extra lines for the 复盘 (demo, director's review), e.g. 感染's infection chain."""
         return []

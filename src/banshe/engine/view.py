@@ -91,8 +91,9 @@ def is_legal(state: GameState, cmd: Command) -> str | None:
     return None
 
 
-def legal_commands(state: GameState, actor: str) -> list[Command]:
+def legal_commands(state: GameState, actor: str, offered: bool = False) -> list[Command]:
     """Every command `actor` may post now (the bots' action mask). Director commands excluded.
+    `offered`: the candidates a player's page offers (`Ruleset.offered_targets`), not the bots'.
 
     Candidates come from the ruleset's `legal_targets` (which returns nothing for a skill the
     actor does not hold); each one is then checked exactly as the engine would check it. The
@@ -131,7 +132,7 @@ def legal_commands(state: GameState, actor: str) -> list[Command]:
         elif shape == FREE_TEXT:
             candidates = [_plain(actor, sid, text="……")]
         else:
-            targets = rs.legal_targets(state, actor, sid)
+            targets = (rs.offered_targets if offered else rs.legal_targets)(state, actor, sid)
             if not targets:
                 continue
             commands = _commands(actor, sid)

@@ -235,7 +235,7 @@ def post_item(p: Post, hide_votes: bool, label: str, viewer: str | None) -> Thre
 
 
 def _actions(rs: Ruleset, state: GameState, me: str, events: list[dict[str, Any]]) -> list[Action]:
-    legal = [c for c in legal_commands(state, me) if c.skill not in (VOTE, CHANGE_VOTE)]
+    legal = [c for c in legal_commands(state, me, offered=True) if c.skill not in (VOTE, CHANGE_VOTE)]
     order = {n: i for i, n in enumerate(state.order)}
     by_skill: dict[str, list[Command]] = {}
     for c in legal:

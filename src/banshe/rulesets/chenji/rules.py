@@ -1338,6 +1338,15 @@ class Chenji(Ruleset):
     def skill_holders(self) -> Mapping[str, Collection[str]]:
         return SKILL_OWNERS  # `legal_targets` offers these skills to their owners only
 
+    def offered_targets(self, state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:
+        """A player's page offers 死节 (任意时间) and 行刺 (游戏日白天) whenever the rules allow
+        them; only the bots below post them rarely."""
+        if skill == MARTYRDOM:
+            return [()] if state.char(actor).role == MARTYR else []
+        if skill == STAB:
+            return [(n,) for n in state.alive_names() if n != actor] if state.char(actor).role == ASSASSIN else []
+        return self.legal_targets(state, actor, skill)
+
     def legal_targets(self, state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:
         """Candidates for the random bots; the engine still checks each one."""
         c = state.char(actor)
