@@ -47,14 +47,17 @@ IDEM_RE = re.compile(
     r'<input type="hidden" name="idem" value="([^"]+)"'
 )
 ERROR_RE = re.compile(r'class="error"[^>]*>([^<]{0,120})')
-KINDS = ["post", "vote", "page", "sse_refresh", "static"]
+KINDS = ["post", "vote", "page", "sse_refresh", "push", "static"]
+REQUESTS = [k for k in KINDS if k != "push"]  # push: a message on a held stream, not a request
 KIND_LABELS = {
     "post": "发帖 post",
     "vote": "投票 vote",
     "page": "页面 GET",
-    "sse_refresh": "SSE 刷新",
+    "sse_refresh": "SSE reload 后的 GET",
+    "push": "推送到每个页面（计划→收到）",
     "static": "静态文件",
 }
+MARK_RE = re.compile(r"的第(\d+)帖")
 
 
 # -- HTML forms --------------------------------------------------------------------------------
@@ -125,6 +128,8 @@ class Stats:
     lat: dict[str, list[float]] = field(default_factory=lambda: {k: [] for k in KINDS})
     errors: list[str] = field(default_factory=list)
     sse_messages: int = 0
+    reloads: int = 0
+    sched: dict[int, float] = field(default_factory=dict)  # post number -> its scheduled time
     in_flight: int = 0
     dropped: int = 0
     votes_left_out: int = 0
@@ -147,10 +152,21 @@ def cell(values: list[float]) -> str:
 
 
 def proc_cpu(pid: int) -> float:
-    """utime + stime of a process in seconds, from /proc/<pid>/stat (fields 14 and 15)."""
-    raw = Path(f"/proc/{pid}/stat").read_text()
+    """utime + stime in seconds of a process and its live children (`--workers`: uvicorn's worker
+    processes), from /proc/<pid>/stat (fields 14 and 15) and /proc/<pid>/task/*/children."""
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0.0
     rest = raw[raw.rindex(")") + 2 :].split()
-    return (int(rest[11]) + int(rest[12])) / os.sysconf("SC_CLK_TCK")
+    total = (int(rest[11]) + int(rest[12])) / os.sysconf("SC_CLK_TCK")
+    for task in Path(f"/proc/{pid}/task").glob("*/children"):
+        try:
+            kids = task.read_text().split()
+        except OSError:
+            continue
+        total += sum(proc_cpu(int(k)) for k in kids)
+    return total
 
 
 def self_cpu() -> float:
@@ -301,34 +317,42 @@ async def timed_get(client: httpx.AsyncClient, stats: Stats, kind: str, url: str
 
 
 async def viewer_loop(client: httpx.AsyncClient, v: Viewer, stats: Stats, stop: asyncio.Event) -> None:
-    """What static/app.js does: hold the page's EventSource; on an `update` whose data differs from
-    the last seen version, GET the page again (htmx.ajax swaps #live). Reconnects after `retry`."""
+    """What static/app.js does: hold the page's EventSource (`?v=` the page's version); append each
+    pushed `post` / `chat` fragment (nothing to fetch: the latency of each post's fragment is taken
+    from the post's scheduled time); on `reload`, GET the page again (htmx.ajax swaps #live).
+    Reconnects after `retry`."""
     while not stop.is_set():
         try:
-            async with client.stream("GET", v.sse, timeout=httpx.Timeout(None, connect=10)) as resp:
+            url = v.sse + (f"?v={v.seen}" if v.seen else "")
+            async with client.stream("GET", url, timeout=httpx.Timeout(None, connect=10)) as resp:
                 if resp.status_code != 200:
                     stats.error(f"sse {resp.status_code}")
                     return
-                event, data = "message", ""
+                event, data = "message", []
                 async for line in resp.aiter_lines():
                     if line.startswith("event:"):
                         event = line[6:].strip()
                     elif line.startswith("data:"):
-                        data = line[5:].strip()
+                        data.append(line[6:] if line.startswith("data: ") else line[5:])
                     elif line == "":
-                        if event == "update":
+                        if event in ("version", "post", "chat", "reload"):
                             stats.sse_messages += 1
-                            if v.seen is None:
-                                v.seen = data
-                            elif data != v.seen:
-                                v.seen = data
-                                if v.ready:
-                                    t0 = time.perf_counter()
-                                    await timed_get(client, stats, "sse_refresh", v.path, t0)
+                        if event == "version":
                             v.ready = True
+                        elif event == "post":
+                            m = MARK_RE.search("\n".join(data))
+                            if m and int(m.group(1)) in stats.sched:
+                                stats.lat["push"].append(time.perf_counter() - stats.sched[int(m.group(1))])
+                        elif event == "reload" and v.ready:
+                            stats.reloads += 1
+                            t0 = time.perf_counter()
+                            r = await timed_get(client, stats, "sse_refresh", v.path, t0)
+                            if r is not None:
+                                s = SSE_RE.search(r.text)
+                                v.seen = s.group(2) if s else v.seen
                         elif event == "gone":
                             return
-                        event, data = "message", ""
+                        event, data = "message", []
                     if stop.is_set():
                         return
         except httpx.HTTPError as exc:
@@ -425,7 +449,7 @@ async def run_load(
         for kind in KINDS:  # the figures are the load window's only
             stats.lat[kind].clear()
         stats.errors.clear()
-        stats.sse_messages = 0
+        stats.sse_messages = stats.reloads = 0
 
         # the open-loop arrivals, drawn up front from a fixed seed
         rng = random.Random(args.seed)
@@ -466,6 +490,9 @@ async def run_load(
             if stats.in_flight >= args.max_in_flight:
                 stats.dropped += 1
                 continue
+            m = MARK_RE.search(text)
+            if m:
+                stats.sched[int(m.group(1))] = t_abs
             task = asyncio.create_task(submit(client, v, kind, text, t_abs, stats))
             pending.add(task)
             task.add_done_callback(pending.discard)
@@ -556,7 +583,7 @@ HEADER = (
 
 
 def row(r: Result) -> str:
-    done = sum(len(r.stats.lat[k]) for k in KINDS)
+    done = sum(len(r.stats.lat[k]) for k in REQUESTS)
     return (
         f"| {r.db} | {r.games} | {r.ready}/{r.viewers} | {r.workers} | {r.rate:g} | {done / r.elapsed:.1f} | "
         + " | ".join(cell(r.stats.lat[k]) for k in KINDS)
@@ -652,6 +679,8 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     for kind, games in plans:
         for w in workers:
+            if kind == "sqlite" and w > 1:
+                continue  # banshe serve refuses several processes on SQLite
             rate = args.rate if args.rate is not None else float(games)
             print(f"… {kind} {games} 局 {w} 进程 {rate:g} 帖/秒", flush=True)
             results.append(one_run(args, kind, games, rate, w))

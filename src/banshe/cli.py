@@ -200,6 +200,15 @@ def _serve(args: argparse.Namespace) -> int:
     import secrets
 
     url = _database_url(args, "banshe serve（导演服务）")
+    if args.workers < 1:
+        log.error("--workers 至少为 1")
+        return 2
+    if args.workers > 1 and not url.startswith(("postgresql", "postgres:")):
+        # SQLite has one writer and the live pages' notifications stay in one process
+        log.error("SQLite 只能用一个进程：--workers 大于 1 需要 PostgreSQL（--database-url postgresql://…）")
+        return 2
+
+    import os
 
     import uvicorn
     from sqlalchemy import func, select
@@ -217,7 +226,22 @@ def _serve(args: argparse.Namespace) -> int:
             s.commit()
             print(f"已创建导演账号：用户名 admin，密码 {password}（只显示这一次，请妥善保存）", flush=True)
     print(f"banshe 导演服务：http://{args.host}:{args.port}/ （数据库 {url.split('@')[-1]}）", flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    if args.workers == 1:
+        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+        return 0
+    # several processes on one PostgreSQL database: each builds its own app from the environment;
+    # the games' order is kept by the database (pgsync.py), their live pages by LISTEN/NOTIFY
+    app.state.engine.dispose()
+    os.environ["BANSHE_DATABASE_URL"] = url
+    print(f"{args.workers} 个进程", flush=True)
+    uvicorn.run(
+        "banshe.service.app:create_app",
+        factory=True,
+        host=args.host,
+        port=args.port,
+        log_level=args.log_level,
+        workers=args.workers,
+    )
     return 0
 
 
@@ -420,6 +444,7 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--port", type=int, default=8000)
     sv.add_argument("--database-url", default=None, help="default: BANSHE_DATABASE_URL or sqlite:///banshe.sqlite3")
     sv.add_argument("--log-level", default="info")
+    sv.add_argument("--workers", type=int, default=1, help="processes (PostgreSQL only; SQLite: 1)")
     sv.set_defaults(func=_serve)
     ad = sub.add_parser("admin", help="director accounts: create one, or set a password")
     ad.add_argument("action", choices=["create", "password"])

@@ -344,7 +344,7 @@ def test_live_updates_stream(harness: Harness) -> None:
     links = h.links(game)
     r = h.client.get(f"/p/{links['馄饨']}/events")
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
-    assert "event: update" in r.text
+    assert "event: version" in r.text
     assert h.client.get(f"/d/g/{game}/events").status_code == 200
     assert h.client.get("/p/forged/events").status_code == 404
 

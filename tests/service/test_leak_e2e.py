@@ -25,6 +25,7 @@ from banshe.engine.events import ACCEPTED
 from banshe.engine.ruleset import TEAR_BADGE
 from banshe.engine.view import legal_commands, view
 from banshe.rulesets.registry import get_ruleset
+from banshe.service.live import Feed
 from banshe.service.models import GroupMessage, Post
 from banshe.service.views import command_text
 
@@ -80,6 +81,12 @@ class Game:
         assert r.status_code == 303, r.text
         self.id = int(r.headers["location"].rsplit("/", 1)[1])
         self.links = h.links(self.id)
+        # the live feed every open page would share (live.py), stepped by hand after each step:
+        # what it pushes to each player is checked like his pages
+        self.feed = Feed(h.client.app.state.live, self.id)  # type: ignore[attr-defined]
+        self.feed.viewers = {name: 1 for name in self.links}
+        self.feed._advance()
+        self.pushed_at = self.feed.latest
         self.last: dict[str, tuple[str, str]] = {}  # name -> (what he received, his stream's version)
         self.received: dict[str, dict[str, Any]] = {}
         self.pages: dict[str, tuple[str, str, str]] = {}  # name -> (version, page, thread page)
@@ -146,12 +153,25 @@ class Game:
             posts = [p.text for p in s.scalars(select(Post).where(Post.game_id == self.id))]
             chats = list(s.scalars(select(GroupMessage).where(GroupMessage.game_id == self.id)))
         rs = get_ruleset(state.ruleset)
+        self.feed._advance()
+        steps = range(self.pushed_at + 1, self.feed.latest + 1)
+        self.pushed_at = self.feed.latest
         for name, token in self.links.items():
             where = f"{rs_name} {state.phase.label} {name}"
             stream = h.client.get(f"/p/{token}/events").text
             versions = {line[len("data: ") :] for line in stream.splitlines() if line.startswith("data: ")}
             assert len(versions) == 1, where
             version = versions.pop()
+            pushed = "".join(m for i in steps for m in self.feed.decide(i, name))
+            if name in self.pages:
+                # 6. pushed messages exactly when what he sees moved: none for a change he cannot
+                # see (not even an empty one), something (a fragment or `reload`) for one he can
+                moved = self.pages[name][0] != version
+                assert bool(pushed) == moved, (where, "pushed" if pushed else "nothing pushed", pushed[:300])
+            allowed = self._legit(state, name, posts, chats, rs)
+            for secret in self._secrets(state, full, view(state, name), chats, rs):
+                if secret not in allowed:
+                    assert secret not in pushed and html.escape(secret) not in pushed, (where, "pushed", secret)
             if name in self.pages and self.pages[name][0] == version:
                 # his version digests everything his responses show (view, actions, deadline, thread,
                 # chats): the same version, the same responses, checked when they were sent
@@ -189,9 +209,7 @@ class Game:
             thread = h.client.get(f"/p/{token}/thread").text
             self.pages[name] = (version, page, thread)
             bodies = [got.text, page, thread, stream]
-            legit = json.dumps(engine, ensure_ascii=False) + "\n".join(posts) + f"警长：{mine['sheriff']}"
-            legit += "\n".join(m.text for m in chats if name in state.groups.get(m.group_name, ()))
-            legit += "\n".join(command_text(rs, e["data"]["command"]) for e in mine["events"] if e["kind"] == ACCEPTED)
+            legit = self._legit(state, name, posts, chats, rs)
             for secret in self._secrets(state, full, mine, chats, rs):
                 if secret in legit:
                     continue
@@ -207,6 +225,15 @@ class Game:
                 assert self.last[name][1] == version, (where, "version moved while nothing he sees did")
             self.last[name] = (received, version)
             self.received[name] = data
+
+    @staticmethod
+    def _legit(state: Any, name: str, posts: list[str], chats: list[GroupMessage], rs: Any) -> str:
+        """Text he may receive although it matches a secret (his view, the posts, his groups' chats)."""
+        mine = view(state, name)
+        legit = json.dumps(_norm(mine), ensure_ascii=False) + "\n".join(posts) + f"警长：{mine['sheriff']}"
+        legit += "\n".join(m.text for m in chats if name in state.groups.get(m.group_name, ()))
+        legit += "\n".join(command_text(rs, e["data"]["command"]) for e in mine["events"] if e["kind"] == ACCEPTED)
+        return legit
 
     @staticmethod
     def _secrets(

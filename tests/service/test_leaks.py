@@ -58,6 +58,26 @@ def _version(h: Harness, token: str, page: str = "") -> str:
     return m.group(1)
 
 
+class _Any:
+    def __eq__(self, other: object) -> bool:
+        return True
+
+
+ANY = _Any()
+
+
+def _events(stream: str) -> list[tuple[str, str]]:
+    """An SSE body's messages: (event, data with its lines joined)."""
+    out: list[tuple[str, str]] = []
+    for block in stream.split("\n\n"):
+        lines = block.split("\n")
+        kind = next((x[len("event: ") :] for x in lines if x.startswith("event: ")), "")
+        data = "\n".join(x[len("data: ") :] for x in lines if x.startswith("data: "))
+        if kind:
+            out.append((kind, data))
+    return out
+
+
 def _stream_harness(db_url: str, seconds: float) -> Harness:
     clock = FakeClock(shanghai(2026, 12, 1, 10))
     app = create_app(Settings(database_url=db_url, start_scheduler=False, sse_max_seconds=seconds), clock=clock)
@@ -65,7 +85,7 @@ def _stream_harness(db_url: str, seconds: float) -> Harness:
 
 
 def test_hidden_actions_change_nothing_a_villager_receives(db_url: str) -> None:
-    h = _stream_harness(db_url, 3.0)
+    h = _stream_harness(db_url, 10.0)
     with h.client:
         h.login()
         game = h.create_pinming()
@@ -82,20 +102,41 @@ def test_hidden_actions_change_nothing_a_villager_receives(db_url: str) -> None:
         wolf_version = _version(h, wolf)
 
         def later() -> None:
-            time.sleep(0.3)
+            feeds = h.client.app.state.live.feeds  # type: ignore[attr-defined]
+            while len(feeds.get(game).viewers if game in feeds else ()) < 2:  # both streams are open
+                time.sleep(0.05)
+            time.sleep(1.0)  # their versions are sent (a busy machine: the streams last 10 s)
             for i in range(5):
                 h.service.group_post(game, "汤圆", "wolves", f"狼队第{i}条")
             time.sleep(1.2)
             h.service.post(game, "饺子", "大家好")
 
+        streams: dict[str, str] = {}
+
+        def watch(name: str, token: str) -> None:
+            streams[name] = h.client.get(f"/p/{token}/events?v={shown[name]}").text
+
+        shown = {"馄饨": day, "月饼": _version(h, links["月饼"])}  # a wolf who does not write
+        watchers = [threading.Thread(target=watch, args=(n, links[n])) for n in shown]
+        for w in watchers:
+            w.start()
         t = threading.Thread(target=later)
         t.start()
-        stream = h.client.get(f"/p/{villager}/events").text
         t.join()
-        updates = [line for line in stream.splitlines() if line.startswith("data:")]
-        assert len(updates) == 2, stream  # his view at the start, then the public post — no wolf message
-        assert updates[0] == f"data: {day}"
-        assert _version(h, villager) == updates[1][len("data: ") :]
+        for w in watchers:
+            w.join()
+        stream = streams["馄饨"]
+        # his version at the start (the page's: no reload), then the public post pushed as a floor —
+        # nothing for the wolves' five messages, not even an empty message
+        assert _events(stream) == [("version", day), ("post", ANY)], stream
+        assert "大家好" in stream and "狼队" not in stream and "reload" not in stream
+        post = _events(stream)[1][1]
+        assert 'id="floor-' in post and "饺子" in post
+        # the wolf's own stream: the pack's five messages (as chat fragments), then the post
+        wolf_events = [kind for kind, _ in _events(streams["月饼"])]
+        assert wolf_events[0] == "version" and wolf_events[-6:] == ["chat"] * 5 + ["post"], streams["月饼"]
+        assert "reload" not in wolf_events
+        assert all(f"狼队第{i}条" in streams["月饼"] for i in range(5))
         assert _version(h, wolf) != wolf_version  # the wolves' own pages do change
         # night: the wolves' kill and the seer's check change nothing the villager receives
         assert h.director(game, "command", skill="close_phase")[0] == 303

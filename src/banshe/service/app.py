@@ -29,9 +29,10 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from ..rulesets.registry import find_ruleset
 from . import auth, security
 from . import idempotency as idem
+from . import live as pushing
 from . import schedule as sched
 from .config import DEFAULT_DATABASE_URL, Settings
-from .db import make_engine, migrate, session_factory
+from .db import live_url, make_engine, migrate, session_factory
 from .forum_desk import install as install_forum_desk
 from .games import GameService, ServiceError
 from .routers import director, live, login, player
@@ -85,11 +86,16 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        pushed.hub.bind()
+        if listener is not None:
+            listener.start()
         if scheduler is not None:
             scheduler.start()
         yield
         if scheduler is not None:
             scheduler.stop()
+        if listener is not None:
+            listener.stop()
 
     app = FastAPI(title="banshe 版杀自动导演", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     templates = Jinja2Templates(directory=HERE / "templates")
@@ -97,6 +103,11 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
     templates.env.globals["quote"] = quote
     templates.env.globals["form_key"] = idem.new_key  # a fresh idempotency key per rendered form
     templates.env.globals["ruleset_name"] = lambda rid: find_ruleset(rid).name
+    pushed = pushing.Live(service, templates.env)  # issue 13: pushed live updates (live.py)
+    # on PostgreSQL the other processes' writes wake this one's streams too (LISTEN/NOTIFY)
+    listener = None
+    if engine.dialect.name == "postgresql":
+        listener = pushing.PgListener(live_url(engine), pushed.hub, service.forget_seats)
     web = Web(
         service=service,
         sessions=sessions,
@@ -111,6 +122,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
         hash_gate=security.HashGate(settings.hash_slots),
     )
     app.state.web = web
+    app.state.live = pushed
     app.state.service = service
     app.state.engine = engine
     app.state.settings = settings

@@ -14,7 +14,6 @@ DEFAULT_DATABASE_URL = "sqlite:///banshe.sqlite3"
 class Settings:
     database_url: str = DEFAULT_DATABASE_URL
     sse_max_seconds: float = 300.0
-    sse_recheck_seconds: float = 10.0
     start_scheduler: bool = True
     scheduler_interval: float = 1.0
     trusted_proxies: str = ""  # reverse proxies whose X-Forwarded-For / -Proto are believed

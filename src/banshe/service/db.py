@@ -46,6 +46,11 @@ def make_engine(url: str) -> Engine:
     return create_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
 
 
+def live_url(engine: Engine) -> str:
+    """The engine's database as a plain psycopg connection string (live.PgListener's LISTEN)."""
+    return engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
+
+
 def migrate(engine: Engine) -> None:
     """Bring the schema to the newest Alembic revision."""
     cfg = Config()

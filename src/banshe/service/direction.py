@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 from ..engine.commands import DIRECTOR, Command
 from ..engine.events import Event
 from ..engine.model import GameState
+from . import pgsync
 from . import schedule as sched
 from .errors import NotFound, ServiceError
 from .models import Announcement, DayRecord, Deadline, Game, LurkFlag, Post, Seat
@@ -107,6 +108,15 @@ class Direction(Store):
         person = person.strip()
         if len(person) > 64 or not person.isprintable():
             raise ServiceError("替补玩家的名字过长或含有不可见字符")
+        try:
+            return self._substitute(game_id, name, at, person)
+        finally:
+            self.forget_seats(game_id)  # the old link dies at once (also when the commit failed)
+            with self.sessions() as s:  # and in the other processes (PostgreSQL)
+                pgsync.announce(s, game_id, seats=True)
+                s.commit()
+
+    def _substitute(self, game_id: int, name: str, at: str | None, person: str) -> Seat:
         with self._tx(game_id) as (s, game):
             state = self.state_of(s, game)
             self._check_at(game, state, at)

@@ -32,6 +32,7 @@ from ..engine.model import DAY, NIGHT, START, GameState
 from ..engine.ruleset import Ruleset
 from ..rulesets.registry import find_ruleset, get_ruleset
 from . import idempotency as idem
+from . import pgsync
 from . import schedule as sched
 from .board import check_board
 from .errors import Conflict, NotFound, ServiceError
@@ -66,6 +67,9 @@ class Store(ABC):
         self._guard = threading.Lock()
         self._cache: OrderedDict[int, Cached] = OrderedDict()
         self.versions: dict[int, int] = {}
+        self.on_change: Callable[[int], None] | None = None  # called after each committed write
+        self._seats: dict[str, Seat] = {}  # token -> its active seat (issue 13: no lookup per request)
+        self._seat_epoch = 0
         self._failed: dict[int, float] = {}  # game id -> monotonic time its deadlines are tried again
         # SQLite has one writer at a time and its busy handler is unfair under load: queue writers here
         bind = sessions.kw.get("bind")
@@ -85,6 +89,7 @@ class Store(ABC):
         with self.lock(game_id), self._writer or nullcontext():
             s = self.sessions()
             try:
+                pgsync.lock_game(s, game_id)
                 game = s.get(Game, game_id)
                 if game is None:
                     raise NotFound("没有这局游戏")
@@ -103,6 +108,7 @@ class Store(ABC):
                     pending.stored_id = row.id
                 else:
                     yield s, game
+                pgsync.announce(s, game_id)
                 s.commit()
             except IntegrityError as exc:
                 s.rollback()
@@ -122,6 +128,8 @@ class Store(ABC):
             finally:
                 s.close()
             self.versions[game_id] = self.versions.get(game_id, 0) + 1
+            if self.on_change is not None:
+                self.on_change(game_id)  # live pages (live.py)
 
     def once(self, game_id: int, key: str, act: Callable[[], str]) -> str:
         """Run `act` (a submission answering a result text) at most once per form key; a resend of
@@ -160,6 +168,10 @@ class Store(ABC):
     @staticmethod
     def ruleset(game: Game) -> Ruleset:
         return get_ruleset(game.ruleset)
+
+    def head_seq(self, s: Session, game_id: int) -> int:
+        """The highest stored command seq (the live feed's change mark)."""
+        return self._head(s, game_id)
 
     def _head(self, s: Session, game_id: int) -> int:
         return int(s.scalar(select(func.max(CommandRow.seq)).where(CommandRow.game_id == game_id)) or 0)
@@ -423,22 +435,35 @@ class Store(ABC):
         ).first()
 
     def seat_by_token(self, token: str) -> Seat:
+        """The active seat of a link (cached: a link changes only by 替补, which forgets its game's)."""
         if not TOKEN.match(token):
             raise NotFound("链接无效或已停用")
+        cached = self._seats.get(token)
+        if cached is not None:
+            return cached
+        epoch = self._seat_epoch
         with self.sessions() as s:
             seat = s.scalar(select(Seat).where(Seat.token == token))
             if seat is None or not seat.active:
                 raise NotFound("链接无效或已停用")
-            return seat
+        with self._guard:
+            if epoch == self._seat_epoch:  # no 替补 while it was read
+                if len(self._seats) >= CACHE_GAMES * 32:
+                    self._seats.clear()
+                self._seats[token] = seat
+        return seat
+
+    def forget_seats(self, game_id: int) -> None:
+        """A 替补 in `game_id` (here or in another process): its links are looked up again."""
+        with self._guard:
+            self._seat_epoch += 1
+            for token in [t for t, x in self._seats.items() if x.game_id == game_id]:
+                del self._seats[token]
 
     def seat_and_game(self, token: str) -> tuple[Seat, Game]:
         """A live link's seat and its game, loaded in one session."""
-        if not TOKEN.match(token):
-            raise NotFound("链接无效或已停用")
+        seat = self.seat_by_token(token)
         with self.sessions() as s:
-            seat = s.scalar(select(Seat).where(Seat.token == token))
-            if seat is None or not seat.active:
-                raise NotFound("链接无效或已停用")
             game = s.get(Game, seat.game_id)
             if game is None:
                 raise NotFound("链接无效或已停用")

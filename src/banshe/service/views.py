@@ -96,7 +96,11 @@ def deadline_info(
     A prompt's deadline (`烧麦的<最后一枪>`, `<殉职>`, `<指认>`) names who holds a pending prompt,
     which only that player (his `view` carries `prompt`) and the director know before the 公示:
     everyone else sees a neutral label without the prompt's time."""
-    row: Deadline | None = svc.current_deadline(s, game.id)
+    return deadline_view(svc.current_deadline(s, game.id), game, v, viewer)
+
+
+def deadline_view(row: Deadline | None, game: Game, v: dict[str, Any], viewer: str | None) -> dict[str, Any] | None:
+    """`deadline_info` for a deadline row already read (the live feed reads it once per change)."""
     if row is None:
         return None
     if row.skill == PROMPT_TIMEOUT and viewer is not None and not v.get("prompt"):
@@ -159,12 +163,7 @@ def thread_items(
                 bbcode=bbcode(e["phase"], text),
             )
         )
-    hide_votes = (
-        not director
-        and sched.policy_for(rs).vote_visibility == "half_public"
-        and state.phase.kind == DAY
-        and not state.settling
-    )
+    hide_votes = hides_votes(rs, state, director)
     replies: dict[int, int] = {}
     changed = {
         p.author
@@ -178,24 +177,7 @@ def thread_items(
     for p in s.scalars(select(Post).where(Post.game_id == game.id).order_by(Post.id)):
         if p.reply_to is not None:
             replies[p.id] = p.reply_to
-        if p.vote_kind == NOTICE_KIND:  # the service's own 公示 (a day lengthened by 延时)
-            line = bbcode(p.phase, p.text)
-            items.append(ThreadItem(p.created_at, "announce", p.author, p.text, p.phase, bbcode=line, post_id=p.id))
-            continue
-        if p.vote_kind == DIRECTOR_POST_KIND:
-            items.append(
-                ThreadItem(
-                    p.created_at, "post", p.author, p.text, p.phase, None, True, post_id=p.id, director_post=True
-                )
-            )
-            continue
-        if hide_votes and p.vote_kind and p.phase == state.phase.label and p.author != viewer:
-            items.append(ThreadItem(p.created_at, "hidden", p.author, "（投票帖，关门后公开）", p.phase, post_id=p.id))
-            continue
-        vote = None
-        if p.vote_kind:
-            vote = f"{'改票' if p.vote_kind == CHANGE_VOTE else '投票'} → {p.vote_target}"
-        item = ThreadItem(p.created_at, "post", p.author, p.text, p.phase, vote, p.by_director, post_id=p.id)
+        item = post_item(p, hide_votes, state.phase.label, viewer)
         if p.vote_kind == VOTE and p.author == viewer and p.phase == state.phase.label:
             own_vote = len(items)
         items.append(item)
@@ -215,9 +197,41 @@ def thread_items(
     for pid, target in replies.items():
         quoted, reply = by_post.get(target), by_post.get(pid)
         if quoted is not None and reply is not None:
-            text = quoted.text if len(quoted.text) <= 120 else quoted.text[:120] + "……"
-            reply.quote = {"floor": quoted.floor, "author": quoted.author, "text": text}
+            reply.quote = quote_of(quoted)
     return items
+
+
+def quote_of(quoted: ThreadItem) -> dict[str, Any]:
+    """回复 N楼: the quoted floor as the viewer sees it (its first 120 characters)."""
+    text = quoted.text if len(quoted.text) <= 120 else quoted.text[:120] + "……"
+    return {"floor": quoted.floor, "author": quoted.author, "text": text}
+
+
+def hides_votes(rs: Ruleset, state: GameState, director: bool = False) -> bool:
+    """Half-public counting (ThreadPolicy.vote_visibility): today's vote posts are hidden from the
+    other players until the day closes."""
+    return (
+        not director
+        and sched.policy_for(rs).vote_visibility == "half_public"
+        and state.phase.kind == DAY
+        and not state.settling
+    )
+
+
+def post_item(p: Post, hide_votes: bool, label: str, viewer: str | None) -> ThreadItem:
+    """One post of the 讨论帖 as `viewer` sees it (no floor, time or quote yet: `thread_items`
+    and the live feed number them)."""
+    if p.vote_kind == NOTICE_KIND:  # the service's own 公示 (a day lengthened by 延时)
+        line = bbcode(p.phase, p.text)
+        return ThreadItem(p.created_at, "announce", p.author, p.text, p.phase, bbcode=line, post_id=p.id)
+    if p.vote_kind == DIRECTOR_POST_KIND:
+        return ThreadItem(p.created_at, "post", p.author, p.text, p.phase, None, True, post_id=p.id, director_post=True)
+    if hide_votes and p.vote_kind and p.phase == label and p.author != viewer:
+        return ThreadItem(p.created_at, "hidden", p.author, "（投票帖，关门后公开）", p.phase, post_id=p.id)
+    vote = None
+    if p.vote_kind:
+        vote = f"{'改票' if p.vote_kind == CHANGE_VOTE else '投票'} → {p.vote_target}"
+    return ThreadItem(p.created_at, "post", p.author, p.text, p.phase, vote, p.by_director, post_id=p.id)
 
 
 def _actions(rs: Ruleset, state: GameState, me: str, events: list[dict[str, Any]]) -> list[Action]:

@@ -42,7 +42,7 @@
   document.addEventListener("DOMContentLoaded", function () {
     var live = document.getElementById("live");
     if (!live || !live.dataset.sse || !window.EventSource) return;
-    var seen = live.dataset.version || null, dirty = false;
+    var dirty = false;
     // never swap a form the player has started filling in
     ["input", "change"].forEach(function (kind) {
       document.addEventListener(kind, function (ev) {
@@ -65,13 +65,34 @@
         countdowns();
       });
     }
-    var source = new EventSource(live.dataset.sse);
+    // pushed updates (issue 13): the server sends new floors and group messages as HTML
+    // fragments to append, and "reload" when something else this player sees changed
+    var url = live.dataset.sse + (live.dataset.version ? "?v=" + encodeURIComponent(live.dataset.version) : "");
+    var source = new EventSource(url);
     // the link was replaced (替补): stop listening and show the server's page for it
     source.addEventListener("gone", function () { source.close(); window.location.reload(); });
-    source.addEventListener("update", function (ev) {
-      if (seen === null) { seen = ev.data; return; }
-      if (ev.data === seen) return;
-      seen = ev.data;
+    function fragment(html) {
+      var t = document.createElement("template");
+      t.innerHTML = html;
+      return t.content;
+    }
+    source.addEventListener("post", function (ev) {
+      var thread = document.getElementById("thread");
+      if (!thread) return;
+      var part = fragment(ev.data), first = part.firstElementChild;
+      if (!first || (first.id && document.getElementById(first.id))) return;  // shown already
+      var empty = thread.querySelector(":scope > p.muted");
+      if (empty) empty.remove();
+      thread.appendChild(part);
+    });
+    source.addEventListener("chat", function (ev) {
+      var part = fragment(ev.data), first = part.firstElementChild;
+      if (!first) return;
+      var box = document.getElementById("chat-" + first.dataset.group);
+      if (!box || box.querySelector('[data-n="' + first.dataset.n + '"]')) return;
+      box.appendChild(part);
+    });
+    source.addEventListener("reload", function () {
       var box = document.getElementById("live") || live;
       var busy = document.activeElement && box.contains(document.activeElement) &&
         /TEXTAREA|INPUT|SELECT/.test(document.activeElement.tagName);

@@ -1,0 +1,480 @@
+"""Live pages (issue 13): a write wakes its game's open pages once, and what changed is pushed.
+
+- `Hub`: per-game notifications. A committed write (command, post, group message, 公示 publish,
+  deadline fire) calls `notify(game_id)` from any thread; the game's SSE streams wait on an
+  asyncio event, no polling loop per connection. On PostgreSQL a `LISTEN` thread per process
+  (`PgListener`) turns other processes' `NOTIFY`s (sent inside their transactions, see pgsync.py)
+  into the same wake-ups.
+- `Feed`: one per game with open pages in this process. On a wake it reads the game ONCE (the
+  state, the new posts and group messages, the deadline) into a `Step`, renders each new post once
+  per audience (with or without the reply links) and each new group message once.
+- Per viewer the step is decided from `view(state, viewer)` only (the engine's visibility, as
+  the pages themselves): a digest of everything his live area shows except the thread and the
+  chats (his view without the other players' vote events — those reach pages only as posts —,
+  his actions as his page lists them, his deadline, the game's status). If it moved, or the change is one a
+  fragment cannot express (phase, 公示, status, seats), he gets `reload`; else the new posts
+  (`post`) and the messages of the groups he is in (`chat`). A step that changes nothing he can
+  see sends him nothing at all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+import re
+import threading
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from jinja2 import Environment
+from sqlalchemy import func, select
+from starlette.concurrency import run_in_threadpool
+
+from ..engine.commands import CHANGE_VOTE, VOTE
+from ..engine.events import ACCEPTED, ANNOUNCE
+from ..engine.model import GameState
+from ..engine.view import view
+from ..rulesets.registry import get_ruleset
+from . import schedule as sched
+from .games import GameService, NotFound
+from .models import Deadline, Game, GroupMessage, Post, Seat
+from .notices import DIRECTOR_POST_KIND, NOTICE_KIND
+from .views import ThreadItem, deadline_view, hides_votes, post_item, quote_of, thread_items
+from .views import _actions as actions
+
+log = logging.getLogger("banshe.live")
+CHANNEL = "banshe_live"  # PostgreSQL NOTIFY channel; the payload is the game id
+KEEP_STEPS = 8  # steps (each a copy of the state) a stream may lag behind before it is told to reload
+KEEPALIVE = 15.0  # seconds between SSE comments on an idle stream (on a fixed clock, see `stream`)
+RELOAD = "reload"
+_LINES = re.compile(r"\r\n|\r|\n")
+
+
+def sse(event: str, data: str) -> str:
+    """One SSE message; every line of `data` gets its own `data:` field (CR and LF both end a line)."""
+    return f"event: {event}\n" + "".join(f"data: {line}\n" for line in _LINES.split(data)) + "\n"
+
+
+class Hub:
+    """Per-game change notifications for the streams of this process's event loop."""
+
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._gen: dict[int, int] = {}
+        self._waiters: dict[int, asyncio.Event] = {}
+
+    def bind(self) -> None:
+        """Called on the event loop by each stream (a test client may run a new loop)."""
+        loop = asyncio.get_running_loop()
+        if loop is not self._loop:
+            self._loop = loop
+            self._waiters = {}
+
+    def notify(self, game_id: int) -> None:
+        """A write to `game_id` was committed (any thread)."""
+        loop = self._loop
+        if loop is None:
+            return
+        with contextlib.suppress(RuntimeError):  # the loop has closed (the app is shutting down)
+            loop.call_soon_threadsafe(self._wake, game_id)
+
+    def notify_all(self) -> None:
+        """Every game may have changed (the PostgreSQL listener reconnected: NOTIFYs were missed)."""
+        loop = self._loop
+        if loop is None:
+            return
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(self._wake_all)
+
+    def _wake_all(self) -> None:
+        for game_id in list(self._waiters):
+            self._wake(game_id)
+
+    def _wake(self, game_id: int) -> None:
+        self._gen[game_id] = self._gen.get(game_id, 0) + 1
+        ev = self._waiters.pop(game_id, None)
+        if ev is not None:
+            ev.set()
+
+    def generation(self, game_id: int) -> int:
+        return self._gen.get(game_id, 0)
+
+    async def wait(self, game_id: int, seen: int, timeout: float) -> int:
+        """Until the game's generation passes `seen` (or `timeout` seconds); the generation now."""
+        if self.generation(game_id) == seen and timeout > 0:
+            ev = self._waiters.get(game_id)
+            if ev is None:
+                ev = self._waiters[game_id] = asyncio.Event()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(ev.wait(), timeout)
+        return self.generation(game_id)
+
+
+@dataclass
+class PostFragment:
+    author: str
+    vote: bool  # a vote post (its author's own page differs: 改票 link, the half-public hiding)
+    quoted_hidden: str | None  # the author of a hidden vote this post quotes (he sees it unhidden)
+    with_links: str  # for a viewer who can post (回复此楼)
+    plain: str
+
+
+@dataclass
+class Step:
+    """The game after one or more writes, as read once for all its open pages."""
+
+    game: Game
+    state: GameState
+    deadline: Deadline | None
+    structural: bool  # phase, 公示, status or seats changed: every page reloads
+    seats_changed: bool
+    posts: list[PostFragment] = field(default_factory=list)
+    chats: list[tuple[str, str]] = field(default_factory=list)  # (group, fragment)
+    _digests: dict[str, tuple[str, frozenset[str]]] = field(default_factory=dict)
+    decisions: dict[str, list[str]] = field(default_factory=dict)
+
+    def seen_by(self, viewer: str) -> tuple[str, frozenset[str]]:
+        """The digest of `viewer`'s live area outside the thread and chats, and his groups."""
+        got = self._digests.get(viewer)
+        if got is None:
+            got = self._digests[viewer] = _digest(self.game, self.state, self.deadline, viewer)
+        return got
+
+    def can_post(self, viewer: str) -> bool:
+        return self.state.is_alive(viewer) and not self.state.over and self.game.status == "running"
+
+
+def _digest(game: Game, state: GameState, deadline: Deadline | None, viewer: str) -> tuple[str, frozenset[str]]:
+    v = view(state, viewer)
+    events = [
+        e
+        for e in v["events"]
+        if not (
+            e["kind"] == ACCEPTED
+            and e["data"]["command"]["skill"] in (VOTE, CHANGE_VOTE)
+            and e["data"]["command"]["actor"] != viewer
+        )
+    ]
+    seen = {
+        "v": {k: x for k, x in v.items() if k != "events"},
+        "events": events,
+        "actions": [asdict(a) for a in actions(get_ruleset(state.ruleset), state, viewer, v["events"])],
+        "deadline": deadline_view(deadline, game, v, viewer),
+        "status": game.status,
+    }
+    raw = json.dumps(seen, ensure_ascii=False, sort_keys=True, default=str)
+    return hashlib.sha256(raw.encode()).hexdigest(), frozenset(v.get("groups", {}))
+
+
+class Feed:
+    """One game's open pages in this process: its steps, read and rendered once per write."""
+
+    def __init__(self, live: Live, game_id: int) -> None:
+        self.live = live
+        self.svc = live.svc
+        self.game_id = game_id
+        self.steps: deque[Step] = deque(maxlen=KEEP_STEPS)
+        self.first = 0  # the index of steps[0]
+        self.viewers: dict[str, int] = {}  # viewer name -> open streams ("" is the director)
+        self.lock = asyncio.Lock()
+        self.seen = -1  # the hub generation read last
+        # the thread as the feed knows it (cursors and the floors of its posts, for quotes)
+        self._mark: tuple[Any, ...] = ()
+        self._post_cursor = 0
+        self._chat_cursor = 0
+        self._chat_counts: dict[str, int] = {}
+        self._floor = 0
+        self._last_at = 0.0
+        self._items: dict[int, ThreadItem] = {}
+        self._head: tuple[Any, ...] = ()
+
+    @property
+    def latest(self) -> int:
+        return self.first + len(self.steps) - 1
+
+    def step(self, index: int) -> Step | None:
+        i = index - self.first
+        return self.steps[i] if 0 <= i < len(self.steps) else None
+
+    async def advance(self, generation: int) -> None:
+        """Read the game once for every stream waiting on it (the first one reads, the rest wait)."""
+        async with self.lock:
+            if self.seen >= generation:
+                return
+            self.seen = generation
+            await run_in_threadpool(self._advance)
+
+    # -- in a worker thread -----------------------------------------------------------------
+    def _advance(self) -> None:
+        svc = self.svc
+        game, state = svc.read(self.game_id)
+        with svc.sessions() as s:
+            deadline = svc.current_deadline(s, self.game_id)
+            published = svc.published_count(s, self.game_id)
+            seats = int(s.scalar(select(func.count(Seat.id)).where(Seat.game_id == self.game_id)) or 0)
+            head = int(s.scalar(select(func.max(Post.id)).where(Post.game_id == self.game_id)) or 0)
+            chat_head = int(
+                s.scalar(select(func.max(GroupMessage.id)).where(GroupMessage.game_id == self.game_id)) or 0
+            )
+            rs = svc.ruleset(game)
+            hide = hides_votes(rs, state)
+            mark = (state.phase.label, state.settling, state.over, game.status, published, seats, hide)
+            changed = (
+                svc.head_seq(s, self.game_id),  # a replaced submission keeps the count, not the seq
+                head,
+                chat_head,
+                None if deadline is None else (deadline.id, deadline.due_at),
+                mark,
+            )
+            if changed == self._head:
+                return  # a wake-up for nothing new (our own NOTIFY echoed back, a retried write)
+            self._head = changed
+            first = not self.steps
+            structural = first or mark != self._mark
+            seats_changed = bool(self._mark) and mark[5] != self._mark[5]
+            self._mark = mark
+            step = Step(game, state, deadline, structural and not first, seats_changed)
+            new_posts = list(
+                s.scalars(
+                    select(Post).where(Post.game_id == self.game_id, Post.id > self._post_cursor).order_by(Post.id)
+                )
+            )
+            if not structural and any(p.created_at < self._last_at for p in new_posts):
+                step.structural = structural = True  # a post out of time order: renumber by reloading
+            if structural:
+                self._rebase(s, game, state)
+            else:
+                step.posts = [self._fragment(p, game, state, hide) for p in new_posts]
+                new_chats = s.scalars(
+                    select(GroupMessage)
+                    .where(GroupMessage.game_id == self.game_id, GroupMessage.id > self._chat_cursor)
+                    .order_by(GroupMessage.id)
+                )
+                for m in new_chats:
+                    self._chat_cursor = m.id
+                    n = self._chat_counts[m.group_name] = self._chat_counts.get(m.group_name, 0) + 1
+                    step.chats.append((m.group_name, self.live.render("_chat_item.html", m=m, n=n)))
+        if first:
+            self.steps.append(step)
+            return
+        if len(self.steps) == self.steps.maxlen:
+            self.first += 1
+        self.steps.append(step)
+        index = self.latest
+        for viewer in list(self.viewers):
+            self.decide(index, viewer)
+
+    def _rebase(self, s: Any, game: Game, state: GameState) -> None:
+        """The whole thread as any player sees it (viewer None: no own vote unhidden), for the
+        floors and quotes of the posts that follow; and the chat counts."""
+        events = [e for e in view(state, None)["events"] if e["kind"] == ANNOUNCE]
+        items = thread_items(s, self.svc, game, state, events, director=False, viewer=None)
+        self._items = {i.post_id: i for i in items if i.post_id}
+        self._floor = max((i.floor for i in items), default=0)
+        self._last_at = max((i.at for i in items), default=0.0)
+        self._post_cursor = max(self._items, default=0)
+        rows = s.execute(
+            select(GroupMessage.group_name, func.count(GroupMessage.id), func.max(GroupMessage.id))
+            .where(GroupMessage.game_id == game.id)
+            .group_by(GroupMessage.group_name)
+        ).all()
+        self._chat_counts = {str(g): int(n) for g, n, _ in rows}
+        self._chat_cursor = max((int(m) for _, _, m in rows), default=0)
+
+    def _fragment(self, p: Post, game: Game, state: GameState, hide: bool) -> PostFragment:
+        item = post_item(p, hide, state.phase.label, None)
+        self._floor += 1
+        item.floor = self._floor
+        item.time = sched.local_text(item.at, sched.zone(game.timezone))
+        quoted_hidden = None
+        quoted = self._items.get(p.reply_to) if p.reply_to is not None else None
+        if quoted is not None:
+            item.quote = quote_of(quoted)
+            if quoted.kind == "hidden":
+                quoted_hidden = quoted.author
+        self._items[p.id] = item
+        self._post_cursor = p.id
+        self._last_at = max(self._last_at, item.at)
+        is_vote = bool(p.vote_kind) and p.vote_kind not in (NOTICE_KIND, DIRECTOR_POST_KIND)
+        return PostFragment(
+            p.author,
+            is_vote,
+            quoted_hidden,
+            self.live.render("_thread_item.html", item=item, reply_base="thread", can_post=True, show_bbcode=False),
+            self.live.render("_thread_item.html", item=item, reply_base="thread", can_post=False, show_bbcode=False),
+        )
+
+    def decide(self, index: int, viewer: str) -> list[str]:
+        """The messages step `index` sends `viewer` (computed once per step and viewer)."""
+        step, prev = self.step(index), self.step(index - 1)
+        if step is None or prev is None:
+            return [sse(RELOAD, "")]
+        done = step.decisions.get(viewer)
+        if done is not None:
+            return done
+        out: list[str]
+        # the director sees everything: his page reloads on every change
+        if viewer == "" or step.structural or step.seen_by(viewer)[0] != prev.seen_by(viewer)[0]:
+            out = [sse(RELOAD, "")]
+        else:
+            out = []
+            for f in step.posts:
+                if (f.author == viewer and f.vote) or f.quoted_hidden == viewer:
+                    out = [sse(RELOAD, "")]  # his own vote floor / his hidden vote quoted: his page differs
+                    break
+                out.append(sse("post", f.with_links if step.can_post(viewer) else f.plain))
+            else:
+                groups = step.seen_by(viewer)[1]
+                out += [sse("chat", html) for g, html in step.chats if g in groups]
+        step.decisions[viewer] = out
+        return out
+
+
+class Live:
+    """The hub and the feeds of one app."""
+
+    def __init__(self, svc: GameService, env: Environment) -> None:
+        self.svc = svc
+        self.env = env
+        self.hub = Hub()
+        self.feeds: dict[int, Feed] = {}
+        svc.on_change = self.hub.notify
+
+    def render(self, name: str, **ctx: Any) -> str:
+        return self.env.get_template(name).render(**ctx)
+
+    async def join(self, game_id: int, viewer: str) -> tuple[Feed, int, int]:
+        """The game's feed, its latest step and the hub generation that step includes."""
+        self.hub.bind()
+        feed = self.feeds.get(game_id)
+        if feed is None:
+            feed = self.feeds[game_id] = Feed(self, game_id)
+        feed.viewers[viewer] = feed.viewers.get(viewer, 0) + 1
+        async with feed.lock:  # not while another stream is reading a step in
+            if not feed.steps:
+                feed.seen = self.hub.generation(game_id)
+                await run_in_threadpool(feed._advance)
+            return feed, feed.latest, feed.seen
+
+    def leave(self, feed: Feed, viewer: str) -> None:
+        left = feed.viewers.get(viewer, 0) - 1
+        if left > 0:
+            feed.viewers[viewer] = left
+        else:
+            feed.viewers.pop(viewer, None)
+        if not feed.viewers and self.feeds.get(feed.game_id) is feed:
+            del self.feeds[feed.game_id]
+
+    async def stream(
+        self,
+        game_id: int,
+        viewer: str,
+        max_seconds: float,
+        disconnected: Callable[[], Any],
+        current: Callable[[], str] | None = None,
+        shown: str = "",
+        alive: Callable[[], Any] | None = None,
+    ) -> AsyncIterator[str]:
+        """A viewer's SSE stream ("" for the director). `current()` is his version now (a digest of
+        all he sees, views.viewer_version); `shown` the version his page was rendered with: if they
+        differ the page is told to reload at once. `alive()` raises NotFound once his link died."""
+        started = time.monotonic()
+        yield "retry: 2000\n\n"
+        feed, index, seen = await self.join(game_id, viewer)
+        try:
+            if viewer:
+                base = feed.step(index)
+                if base is not None:
+                    await run_in_threadpool(base.seen_by, viewer)
+            if current is not None:
+                try:
+                    now = await run_in_threadpool(current)
+                except NotFound:
+                    yield sse("gone", "链接已停用")
+                    return
+                yield sse("version", now)
+                if shown and shown != now:
+                    yield sse(RELOAD, "")
+            beat = 1
+            while True:
+                left = started + max_seconds - time.monotonic()
+                if left <= 0 or await disconnected():
+                    return
+                # keep-alives on a fixed clock, never after a wake-up (that would time hidden writes)
+                due = started + beat * KEEPALIVE
+                generation = await self.hub.wait(game_id, seen, min(left, max(0.0, due - time.monotonic())))
+                if time.monotonic() >= due:
+                    beat += 1
+                    yield ": keep-alive\n\n"
+                if generation == seen:
+                    continue
+                await feed.advance(generation)  # returns once the feed has read every write up to it
+                seen = generation
+                while index < feed.latest:
+                    index += 1
+                    step = feed.step(index)
+                    if step is None:  # fell too far behind
+                        index = feed.latest
+                        yield sse(RELOAD, "")
+                        break
+                    if step.seats_changed and alive is not None:
+                        try:
+                            await run_in_threadpool(alive)
+                        except NotFound:
+                            yield sse("gone", "链接已停用")
+                            return
+                    messages = step.decisions.get(viewer)
+                    if messages is None:
+                        messages = await run_in_threadpool(feed.decide, index, viewer)
+                    for m in messages:
+                        yield m
+        finally:
+            self.leave(feed, viewer)
+
+
+class PgListener:
+    """PostgreSQL `LISTEN banshe_live` in a thread: other processes' writes wake this one's streams."""
+
+    def __init__(self, url: str, hub: Hub, forget_seats: Callable[[int], None]) -> None:
+        self.url = url
+        self.hub = hub
+        self.forget_seats = forget_seats
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="banshe-live-listen", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+    def _run(self) -> None:
+        import psycopg
+
+        first = True
+        while not self._stop.is_set():
+            try:
+                with psycopg.connect(self.url, autocommit=True) as conn:
+                    conn.execute(f"LISTEN {CHANNEL}")
+                    if not first:
+                        self.hub.notify_all()  # NOTIFYs sent while we were away are lost
+                    first = False
+                    while not self._stop.is_set():
+                        for n in conn.notifies(timeout=1.0):
+                            game, _, what = n.payload.partition(":")
+                            if not game.isdigit():
+                                continue
+                            if what == "seats":
+                                self.forget_seats(int(game))
+                            self.hub.notify(int(game))
+            except Exception:  # the database went away: try again shortly
+                log.exception("live listener lost its connection")
+                first = False
+                self._stop.wait(1.0)
