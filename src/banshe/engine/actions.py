@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from .commands import ABSTAIN, CHANGE_VOTE, DIRECTOR_SKILLS, VOTE, Command, IllegalCommand
 from .core import check_vote, shape_refusal, validate
 from .model import DAY, NIGHT, GameState
-from .ruleset import FREE_TEXT, ONE_TARGET, YES_NO, Ruleset, SkillRow, SkillRows
+from .ruleset import FREE_TEXT, ONE_TARGET, YES_NO, Ruleset, SkillRow, SkillRows, SkillSpec
 
 # what an action set's options are
 NAMES = 0  # one target name each (a vote, a one-target skill)
@@ -71,7 +71,7 @@ class ActionSet:
         if cmd.skill != self.skill or cmd.actor != self.actor or cmd.amount is not None:
             return False
         kind = self.kind
-        if kind == NAMES or kind == TUPLES:
+        if kind in (NAMES, TUPLES):
             if cmd.text is not None or cmd.answer is not None:
                 return False
             if kind == TUPLES:
@@ -135,69 +135,118 @@ def legal_actions(state: GameState, actor: str) -> list[ActionSet]:
     for sid, spec, exact, stage_check, shape in rows:
         if spec.prompt and (head is None or head.actor != actor or head.skill != sid):
             continue
-        if shape == YES_NO:
-            kind_of = ANSWERS
-            options: list[object] = [True, False]
-            candidates = [_plain(actor, sid, answer=True), _plain(actor, sid, answer=False)]
-        elif shape == FREE_TEXT:
-            kind_of = TEXTS
-            options = [_TEXT]
-            candidates = [_plain(actor, sid, text=_TEXT)]
-        else:
-            targets = rs.legal_targets(state, actor, sid)
-            if not targets:
+        if shape in (YES_NO, FREE_TEXT):
+            if shape == YES_NO:
+                kind_of = ANSWERS
+                options: list[object] = [True, False]
+                candidates = [_plain(actor, sid, answer=True), _plain(actor, sid, answer=False)]
+            else:
+                kind_of = TEXTS
+                options = [_TEXT]
+                candidates = [_plain(actor, sid, text=_TEXT)]
+            if stage_check and _stage_refuses(state, rs, actor, sid):
                 continue
-            kind_of = TUPLES
-            options = targets  # type: ignore[assignment]
-            commands = _commands(actor, sid)
-            candidates = [commands[t] for t in targets]
-        if stage_check:
-            # an overridden stage_for, asked once the skill has candidates (both are pure)
-            stage = rs.stage_for(state, _commands(actor, sid)[()])
-            if stage is not None and (
-                stage < state.stage or (stage > state.stage and not rs.night_stages[stage].opens_with_night)
-            ):
-                continue
-        kept: list[object] = []
+            if exact:
+                kept = [o for o, c in zip(options, candidates, strict=True) if is_legal(state, c)]
+            else:
+                kept = [o for o, c in zip(options, candidates, strict=True) if _passes(state, spec, shape, c)]
+            if kept:
+                found.append(ActionSet(actor, sid, kind_of, kept))  # type: ignore[arg-type]
+            continue
+        targets = rs.legal_targets(state, actor, sid)
+        if not targets:
+            continue
+        if stage_check and _stage_refuses(state, rs, actor, sid):
+            continue
+        commands = _commands(actor, sid)
         if exact:
-            for option, c in zip(options, candidates, strict=True):
-                if is_legal(state, c):
-                    kept.append(option)
-        else:
-            # the rest of `validate` for each candidate (target shape, the skill's check),
-            # without raising where it can be avoided; all of them pure, so the ruleset's gate,
-            # which refuses a skill whatever its targets (`Ruleset.gate`), is asked once
-            refuses = spec.refuses
-            if refuses is not None and len(candidates) == 1 and refuses(state, candidates[0]):
-                continue  # (遗言: refused for every seat without the right, checked first)
-            if gate(state, candidates[0]):
-                continue
-            check = spec.check
-            one = shape == ONE_TARGET
-            may_be_out = spec.targets_may_be_out
-            for option, c in zip(options, candidates, strict=True):
-                picked = c.targets
-                if one and len(picked) == 1:
-                    target = chars.get(picked[0])
-                    if target is None or (not target.alive and not may_be_out):
-                        continue
-                elif shape_refusal(state, spec.name, shape, c, may_be_out) is not None:
+            picked = [t for t in targets if is_legal(state, commands[t])]
+            if picked:
+                found.append(_target_set(actor, sid, picked))
+            continue
+        # the rest of `validate` for each candidate (target shape, the skill's refuses and
+        # check), without raising where it can be avoided. All of them are pure, so the order
+        # may differ: the ruleset's gate, which refuses a skill whatever its targets
+        # (`Ruleset.gate`), is asked once; a lone candidate's quick refusal (遗言) comes first
+        refuses = spec.refuses
+        check = spec.check
+        first = commands[targets[0]]
+        if refuses is not None and len(targets) == 1 and refuses(state, first):
+            continue
+        if gate(state, first):
+            continue
+        may_be_out = spec.targets_may_be_out
+        if shape == ONE_TARGET:
+            # one target each (a tuple of another length fails the shape): kept by name
+            single = commands.single
+            names: list[str] = []
+            for t in targets:
+                if len(t) != 1:
                     continue
+                name = t[0]
+                target = chars.get(name)
+                if target is None or (not target.alive and not may_be_out):
+                    continue
+                c = single.get(name) or commands.one(name)
                 if refuses is not None and refuses(state, c):
                     continue
                 try:
                     check(state, c)
                 except IllegalCommand:
                     continue
-                kept.append(option)
-        if not kept:
+                names.append(name)
+            if names:
+                found.append(ActionSet(actor, sid, NAMES, names))
             continue
-        if kind_of == TUPLES:
-            if shape == ONE_TARGET or all(len(t) == 1 for t in kept):  # type: ignore[arg-type]
-                found.append(ActionSet(actor, sid, NAMES, [t[0] for t in kept]))  # type: ignore[index]
+        picked = []
+        name_of = spec.name
+        for t in targets:
+            c = commands[t]
+            if shape_refusal(state, name_of, shape, c, may_be_out) is not None:
                 continue
-        found.append(ActionSet(actor, sid, kind_of, kept))  # type: ignore[arg-type]
+            if refuses is not None and refuses(state, c):
+                continue
+            try:
+                check(state, c)
+            except IllegalCommand:
+                continue
+            picked.append(t)
+        if picked:
+            found.append(_target_set(actor, sid, picked))
     return found
+
+
+def _passes(state: GameState, spec: SkillSpec, shape: str, c: Command) -> bool:
+    """`validate`'s candidate checks after the actor/skill ones (all pure): the quick refusal
+    first (遗言: most seats have none), then gate, shape and the skill's check."""
+    refuses = spec.refuses
+    if refuses is not None and refuses(state, c):
+        return False
+    if state.rules.gate(state, c):
+        return False
+    if shape_refusal(state, spec.name, shape, c, spec.targets_may_be_out) is not None:
+        return False
+    try:
+        spec.check(state, c)
+    except IllegalCommand:
+        return False
+    return True
+
+
+def _stage_refuses(state: GameState, rs: Ruleset, actor: str, skill: str) -> bool:
+    """An overridden `stage_for` puts the skill outside tonight's open stages (asked once the
+    skill has candidates; both are pure)."""
+    stage = rs.stage_for(state, _commands(actor, skill)[()])
+    return stage is not None and (
+        stage < state.stage or (stage > state.stage and not rs.night_stages[stage].opens_with_night)
+    )
+
+
+def _target_set(actor: str, skill: str, targets: list[tuple[str, ...]]) -> ActionSet:
+    for t in targets:
+        if len(t) != 1:
+            return ActionSet(actor, skill, TUPLES, targets)
+    return ActionSet(actor, skill, NAMES, [t[0] for t in targets])
 
 
 def is_legal(state: GameState, cmd: Command) -> bool:

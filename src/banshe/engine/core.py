@@ -283,7 +283,7 @@ def apply_legal(state: GameState, command: Command) -> list[Event]:
     state.commands.append(command)
     emit(state, ACCEPTED, _accepted_audience(state, rs, command), "", command=command.logged())
     try:
-        if skill == VOTE or skill == CHANGE_VOTE:
+        if skill in (VOTE, CHANGE_VOTE):
             _apply_vote(state, command)
         else:
             spec = rs.skills[skill]
