@@ -136,14 +136,18 @@ def legal_actions(state: GameState, actor: str) -> list[ActionSet]:
         if spec.prompt and (head is None or head.actor != actor or head.skill != sid):
             continue
         if shape in (YES_NO, FREE_TEXT):
+            table = _commands(actor, sid)
+            candidates = table.plain
             if shape == YES_NO:
                 kind_of = ANSWERS
                 options: list[object] = [True, False]
-                candidates = [_plain(actor, sid, answer=True), _plain(actor, sid, answer=False)]
+                if candidates is None:
+                    candidates = table.plain = [_plain(actor, sid, answer=True), _plain(actor, sid, answer=False)]
             else:
                 kind_of = TEXTS
                 options = [_TEXT]
-                candidates = [_plain(actor, sid, text=_TEXT)]
+                if candidates is None:
+                    candidates = table.plain = [_plain(actor, sid, text=_TEXT)]
             if stage_check and _stage_refuses(state, rs, actor, sid):
                 continue
             if exact:
@@ -316,6 +320,7 @@ class _Commands(dict[tuple[str, ...], Command]):
         self.actor = actor
         self.skill = skill
         self.single: dict[str, Command] = {}  # the one-target commands by their target
+        self.plain: list[Command] | None = None  # a yes/no or text skill's candidates (`_plain`)
 
     def __missing__(self, targets: tuple[str, ...]) -> Command:
         if len(self) >= 256:
