@@ -10,6 +10,7 @@ from setuptools import setup
 
 # the modules the simulator spends its time in; everything else stays interpreted
 COMPILED = [
+    "src/banshe/engine/actions.py",
     "src/banshe/engine/commands.py",
     "src/banshe/engine/core.py",
     "src/banshe/engine/events.py",
@@ -25,6 +26,7 @@ COMPILED = [
     "src/banshe/rulesets/chenji/rules.py",
     "src/banshe/rulesets/chenji/achievements.py",
     "src/banshe/rulesets/ganran/rules.py",
+    "src/banshe/sim/agents.py",
     "src/banshe/sim/env.py",
     "src/banshe/sim/heuristic/base.py",
     "src/banshe/sim/heuristic/pinming.py",

@@ -75,7 +75,9 @@ def test_apply_legal_leaves_what_apply_in_place_leaves(ruleset: str, players: in
                 apply_in_place(checked, cmd)
                 apply_legal(unchecked, cmd)
                 assert unchecked.fingerprint() == checked.fingerprint()
-                assert [(e.kind, e.text, e.data) for e in unchecked.log] == [(e.kind, e.text, e.data) for e in checked.log]
+                assert [(e.kind, e.text, e.data) for e in unchecked.log] == [
+                    (e.kind, e.text, e.data) for e in checked.log
+                ]
                 tried += 1
     assert tried > 50
 
