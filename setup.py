@@ -26,7 +26,6 @@ COMPILED = [
     "src/banshe/rulesets/chenji/rules.py",
     "src/banshe/rulesets/chenji/achievements.py",
     "src/banshe/rulesets/ganran/rules.py",
-    "src/banshe/sim/agents.py",
     "src/banshe/sim/env.py",
     "src/banshe/sim/heuristic/base.py",
     "src/banshe/sim/heuristic/pinming.py",
