@@ -135,27 +135,37 @@ def legal_actions(state: GameState, actor: str) -> list[ActionSet]:
     for sid, spec, exact, stage_check, shape in rows:
         if spec.prompt and (head is None or head.actor != actor or head.skill != sid):
             continue
-        if shape in (YES_NO, FREE_TEXT):
-            table = _commands(actor, sid)
-            candidates = table.plain
-            if shape == YES_NO:
-                kind_of = ANSWERS
-                options: list[object] = [True, False]
-                if candidates is None:
-                    candidates = table.plain = [_plain(actor, sid, answer=True), _plain(actor, sid, answer=False)]
-            else:
-                kind_of = TEXTS
-                options = [_TEXT]
-                if candidates is None:
-                    candidates = table.plain = [_plain(actor, sid, text=_TEXT)]
+        if shape == FREE_TEXT:
+            c = _plain(actor, sid, text=_TEXT)
             if stage_check and _stage_refuses(state, rs, actor, sid):
                 continue
             if exact:
-                kept = [o for o, c in zip(options, candidates, strict=True) if is_legal(state, c)]
+                if not is_legal(state, c):
+                    continue
             else:
-                kept = [o for o, c in zip(options, candidates, strict=True) if _passes(state, spec, shape, c)]
-            if kept:
-                found.append(ActionSet(actor, sid, kind_of, kept))  # type: ignore[arg-type]
+                # `validate`'s candidate checks (all pure): the quick refusal first (遗言: most
+                # seats have none), then gate, shape and the skill's check
+                refuses = spec.refuses
+                if refuses is not None and refuses(state, c):
+                    continue
+                if gate(state, c) or shape_refusal(state, spec.name, shape, c, spec.targets_may_be_out):
+                    continue
+                try:
+                    spec.check(state, c)
+                except IllegalCommand:
+                    continue
+            found.append(ActionSet(actor, sid, TEXTS, [_TEXT]))
+            continue
+        if shape == YES_NO:
+            if stage_check and _stage_refuses(state, rs, actor, sid):
+                continue
+            answers = []
+            for answer in (True, False):
+                c = _plain(actor, sid, answer=answer)
+                if is_legal(state, c) if exact else _passes(state, spec, c):
+                    answers.append(answer)
+            if answers:
+                found.append(ActionSet(actor, sid, ANSWERS, answers))
             continue
         targets = rs.legal_targets(state, actor, sid)
         if not targets:
@@ -220,7 +230,7 @@ def legal_actions(state: GameState, actor: str) -> list[ActionSet]:
     return found
 
 
-def _passes(state: GameState, spec: SkillSpec, shape: str, c: Command) -> bool:
+def _passes(state: GameState, spec: SkillSpec, c: Command) -> bool:
     """`validate`'s candidate checks after the actor/skill ones (all pure): the quick refusal
     first (遗言: most seats have none), then gate, shape and the skill's check."""
     refuses = spec.refuses
@@ -228,7 +238,7 @@ def _passes(state: GameState, spec: SkillSpec, shape: str, c: Command) -> bool:
         return False
     if state.rules.gate(state, c):
         return False
-    if shape_refusal(state, spec.name, shape, c, spec.targets_may_be_out) is not None:
+    if shape_refusal(state, spec.name, spec.shape, c, spec.targets_may_be_out) is not None:
         return False
     try:
         spec.check(state, c)
@@ -320,7 +330,6 @@ class _Commands(dict[tuple[str, ...], Command]):
         self.actor = actor
         self.skill = skill
         self.single: dict[str, Command] = {}  # the one-target commands by their target
-        self.plain: list[Command] | None = None  # a yes/no or text skill's candidates (`_plain`)
 
     def __missing__(self, targets: tuple[str, ...]) -> Command:
         if len(self) >= 256:
