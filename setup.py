@@ -10,6 +10,7 @@ from setuptools import setup
 
 # the modules the simulator spends its time in; everything else stays interpreted
 COMPILED = [
+    "src/banshe/engine/actions.py",
     "src/banshe/engine/commands.py",
     "src/banshe/engine/core.py",
     "src/banshe/engine/events.py",

@@ -9,7 +9,7 @@ Runs `python -m banshe simulate` as a child process and times it from start to e
 (interpreter start-up, imports, dealing, playing, aggregating, writing the JSON), then
 prints games/s and the child's peak resident memory. `--profile` instead plays in this
 process under cProfile and splits the time between the engine calls the simulator makes
-(`legal_commands`, `apply_in_place`, `new_game`) and the simulator's own work.
+(`legal_actions`, `apply_legal`/`apply_in_place`, `new_game`) and the simulator's own work.
 A figure to read, not a test: these machines are shared and noisy.
 """
 
@@ -88,13 +88,13 @@ def profile(ruleset: str, games: int, policy: str, seed: int) -> None:
     stats = pstats.Stats(prof)
     table = stats.stats  # type: ignore[attr-defined]
     total = sum(v[2] for v in table.values())  # total internal time
-    parts = {"legal_commands": 0.0, "apply_in_place": 0.0, "new_game": 0.0, "Stats.add_game": 0.0}
+    parts = {"legal_actions": 0.0, "apply": 0.0, "new_game": 0.0, "Stats.add_game": 0.0}
     for (filename, _line, name), v in table.items():
         cum = v[3]
-        if name == "legal_commands" and filename.endswith("view.py"):
-            parts["legal_commands"] += cum
-        elif name == "apply_in_place" and filename.endswith("core.py"):
-            parts["apply_in_place"] += cum
+        if name == "legal_actions" and filename.endswith("actions.py"):
+            parts["legal_actions"] += cum
+        elif name in ("apply_in_place", "apply_legal") and filename.endswith("core.py"):
+            parts["apply"] += cum
         elif name == "new_game" and filename.endswith("core.py"):
             parts["new_game"] += cum
         elif name == "add_game" and filename.endswith("stats.py"):

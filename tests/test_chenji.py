@@ -391,6 +391,7 @@ def test_roles_declare_holders_camps_lives_and_charges() -> None:
 
 
 def test_martyrdom_and_stab_are_every_legal_move_the_bots_ration_them() -> None:
+    from banshe.engine.actions import flatten, legal_actions
     from banshe.engine.view import legal_commands
     from banshe.rulesets.chenji.bots import prune
 
@@ -402,8 +403,8 @@ def test_martyrdom_and_stab_are_every_legal_move_the_bots_ration_them() -> None:
     kept_martyr = kept_stab = 0
     for _ in range(400):  # the bots' share depends on the position (the log's length)
         state.log.append(state.log[-1])
-        kept_martyr += any(c.skill == "martyrdom" for c in prune(state, "丙", legal_commands(state, "丙")))
-        stab = [c for c in prune(state, "丁", legal_commands(state, "丁")) if c.skill == "stab"]
+        kept_martyr += any(c.skill == "martyrdom" for c in flatten(prune(state, "丙", legal_actions(state, "丙"))))
+        stab = [c for c in flatten(prune(state, "丁", legal_actions(state, "丁"))) if c.skill == "stab"]
         assert len(stab) <= 1
         kept_stab += len(stab)
     assert 0 < kept_martyr < 20 and 10 < kept_stab < 80

@@ -273,6 +273,32 @@ def apply_in_place(state: GameState, command: Command) -> list[Event]:
     return state.log[start:]
 
 
+def apply_legal(state: GameState, command: Command) -> list[Event]:
+    """`apply_in_place` for a command `legal_actions` offers on this very state (the simulator's
+    fast path): the same effects, without checking it a second time. Anything else: use
+    `apply_in_place`, which checks."""
+    rs: Ruleset = state.rules
+    start = len(state.log)
+    skill = command.skill
+    state.commands.append(command)
+    emit(state, ACCEPTED, _accepted_audience(state, rs, command), "", command=command.logged())
+    try:
+        if skill in (VOTE, CHANGE_VOTE):
+            _apply_vote(state, command)
+        else:
+            spec = rs.skills[skill]
+            if spec.prompt:
+                head = state.prompts.pop(0)
+                state.prompt_raised = False
+                rs.answer_prompt(state, head, command)
+            else:
+                spec.apply(state, command)
+        run_agenda(state)
+    except GameEnded:
+        pass
+    return state.log[start:]
+
+
 def _apply_after_game(state: GameState, cmd: Command) -> list[Event]:
     """Once the game has ended only a ruleset's after-game skills (评奖) are accepted."""
     rs: Ruleset = state.rules
@@ -720,6 +746,7 @@ __all__ = [
     "GameEnded",
     "step",
     "apply_in_place",
+    "apply_legal",
     "new_game",
     "replay",
     "next_close",

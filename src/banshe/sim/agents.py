@@ -22,11 +22,12 @@ import importlib
 import importlib.util
 import random
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
+from ..engine.actions import ActionSet
 from ..engine.commands import Command
 from ..engine.events import Event
 from ..engine.model import GameState, Phase
@@ -45,6 +46,10 @@ class Observation:
     - `prompt`: the skill id of a prompt this seat must answer now (最后一枪, 殉职…), else None;
       while a prompt is pending, `legal` holds only that skill's answers;
     - `legal`: the legal commands (for skills with many targets, a sample of legal target tuples);
+    - `actions`: the same moves as action sets (`engine.actions.ActionSet`: one per skill, with its
+      options, in the order of `legal`); `act` may pick `actions[j].command(i)`. In a game where
+      every agent sets `uses_actions = True` (the random policy), `legal` is left empty and only
+      `actions` is filled (no command is made for the options not chosen);
     - `alive`: the seats still in the game, `sheriff`: the badge holder (both public);
     - `groups`: the groups (狼群…) this seat belongs to, with their members.
 
@@ -61,6 +66,7 @@ class Observation:
     legal: list[Command]
     _env: GameEnv | None = field(default=None, repr=False)
     _alive: tuple[str, ...] | None = field(default=None, repr=False)
+    actions: Sequence[ActionSet] = ()
 
     @property
     def alive(self) -> tuple[str, ...]:
@@ -102,12 +108,12 @@ class Agent(Protocol):
 AgentFactory = Callable[[str, str, str, random.Random], Agent]
 
 # (state, seat, its legal commands) -> the ones a bot considers
-Prune = Callable[[GameState, str, list[Command]], list[Command]]
+Prune = Callable[[GameState, str, list[ActionSet]], list[ActionSet]]
 _PRUNES: dict[str, Prune | None] = {}
 
 
 def bot_prune(rules: Ruleset) -> Prune | None:
-    """The ruleset's `bots.prune`: what every bot leaves out of its legal commands (沉寂与取酒:
+    """The ruleset's `bots.prune`: what every bot leaves out of its legal moves (action sets; 沉寂与取酒:
     死节 but 1% of the time, 行刺 10% on one seat), or None. The env's observations and the
     random bots use it; the engine's `legal_commands` (the service's pages) is every legal move."""
     if rules.id not in _PRUNES:
@@ -121,12 +127,27 @@ class RandomAgent:
     (passing is always allowed: a deadline closes the stage, an unanswered prompt times out)."""
 
     __slots__ = ("seat", "rng")
+    uses_actions: ClassVar[bool] = True  # reads `obs.actions` only
 
     def __init__(self, seat: str, role: str, ruleset: str, rng: random.Random) -> None:
         self.seat = seat
         self.rng = rng
 
     def act(self, obs: Observation) -> Command | None:
+        actions = obs.actions
+        if actions:
+            # the same draw as over the flattened `legal` (one `randrange` over all options + pass)
+            total = 0
+            for a in actions:
+                total += len(a.options)
+            k = self.rng.randrange(total + 1)
+            if k == total:
+                return None
+            for a in actions:
+                n = len(a.options)
+                if k < n:
+                    return a.command(k)
+                k -= n
         legal = obs.legal
         if not legal:
             return None

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import random
 
+from ..engine.actions import flatten, legal_actions
 from ..engine.commands import (
     CHANGE_VOTE,
     CLOSE_PHASE,
@@ -39,10 +40,11 @@ class RandomBot:
         self.activity = activity
 
     def act(self, state: GameState) -> Command | None:
-        options = legal_commands(state, self.name)
         prune = bot_prune(state.rules)
-        if prune is not None:
-            options = prune(state, self.name, options)
+        if prune is None:
+            options = legal_commands(state, self.name)
+        else:
+            options = flatten(prune(state, self.name, legal_actions(state, self.name)))
         if not options:
             return None
         options = [c for c in options if c.skill not in _RARE or self.rng.random() < _RARE[c.skill]]

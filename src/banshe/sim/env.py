@@ -2,7 +2,7 @@
 
     env = GameEnv("pinming", players, seed=7)
     for seat in env.agent_iter():
-        obs = env.last()            # that seat's Observation (own view, legal commands)
+        obs = env.last()            # that seat's Observation (own view, legal moves)
         env.step(agent.act(obs))    # one of obs.legal, or None to pass
 
 A phase goes like this: at night each stage asks every seat once (in a seeded shuffled
@@ -20,13 +20,14 @@ import random
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from ..engine.actions import flatten, legal_actions
 from ..engine.commands import CLOSE_PHASE, CLOSE_STAGE, DIRECTOR, PROMPT_TIMEOUT, Command, IllegalCommand
-from ..engine.core import apply_in_place
+from ..engine.core import apply_in_place, apply_legal
 from ..engine.events import DIRECTOR as AUDIENCE_DIRECTOR
 from ..engine.events import PUBLIC, Event
 from ..engine.model import DAY, NIGHT, GameState, Prompt
 from ..engine.ruleset import Ruleset
-from ..engine.view import legal_commands, view
+from ..engine.view import view
 from ..rulesets.registry import new_game
 from .agents import Agent, AgentFactory, Observation, bot_prune
 
@@ -53,6 +54,8 @@ class GameEnv:
         self._prompt: Prompt | None = None
         self._stepped = True
         self._cursor: dict[str, int] = {}
+        # False when every agent reads `Observation.actions` only (`uses_actions`): `legal` stays empty
+        self.command_lists = True
 
     # -- the AEC surface ---------------------------------------------------------------------
     @property
@@ -103,6 +106,12 @@ class GameEnv:
         if command is not None and command.actor != obs.seat:
             self.refused += 1
             command = None
+        if command is not None:
+            for a in obs.actions:
+                if a.offers(command):
+                    # one of the moves offered on this very state: applied without a second check
+                    apply_legal(self.state, command)
+                    return
         if prompt is not None:
             if command is not None and command.skill == prompt.skill:
                 try:
@@ -122,15 +131,16 @@ class GameEnv:
     # -- scheduling ---------------------------------------------------------------------------
     def _prepare(self, seat: str, prompt: Prompt | None) -> bool:
         st = self.state
-        legal = legal_commands(st, seat)
+        actions = legal_actions(st, seat)
         prune = self.prune
         if prune is not None:
-            legal = prune(st, seat, legal)
+            actions = prune(st, seat, actions)
         if prompt is not None:
-            legal = [c for c in legal if c.skill == prompt.skill]
-        if not legal:
+            actions = [a for a in actions if a.skill == prompt.skill]
+        if not actions:
             return False
-        # seat, role, ruleset, phase, stage, prompt, legal, _env (positional: made for every seat asked)
+        # seat, role, ruleset, phase, stage, prompt, legal, _env, _alive, actions (positional:
+        # made for every seat asked)
         self._obs = Observation(
             seat,
             st.chars[seat].role,
@@ -138,8 +148,10 @@ class GameEnv:
             st.phase,
             st.stage,
             prompt.skill if prompt is not None else None,
-            legal,
+            flatten(actions) if self.command_lists else [],
             self,
+            None,
+            actions,
         )
         self._prompt = prompt
         self._stepped = False
@@ -218,6 +230,7 @@ def play_game(
     agents: dict[str, Agent] = {
         seat: factory(seat, role, env.state.ruleset, rng) for seat, role in zip(env.seats, env.roles(), strict=True)
     }
+    env.command_lists = not all(getattr(a, "uses_actions", False) for a in agents.values())
     for seat in env.agent_iter():
         env.step(agents[seat].act(env.last()))
     return env

@@ -52,6 +52,7 @@ import random
 import re
 from typing import Any
 
+from banshe.engine.actions import ActionSet
 from banshe.engine.commands import CHANGE_VOTE, VOTE, Command
 from banshe.engine.model import DAY, NIGHT, START, GameState
 from banshe.sim.agents import Observation
@@ -110,20 +111,27 @@ from .rules import (
 _RATIONED = CHENJI.holders_table[MARTYRDOM] | CHENJI.holders_table[STAB]
 
 
-def prune(state: GameState, actor: str, legal: list[Command]) -> list[Command]:
-    """The legal commands a bot considers now: 死节 1% of the time, 行刺 10% on one random seat."""
+def prune(state: GameState, actor: str, actions: list[ActionSet]) -> list[ActionSet]:
+    """The legal moves a bot considers now (action sets, `legal_actions`): 死节 1% of the
+    time, 行刺 10% on one random seat; a set left with no option is dropped."""
     if state.chars[actor].role not in _RATIONED:
-        return legal
-    skills = {c.skill for c in legal}
+        return actions
+    skills = {a.skill for a in actions}
     if MARTYRDOM not in skills and STAB not in skills:
-        return legal
+        return actions
     rng = random.Random(len(state.log) * 31 + state.chars[actor].seat)
     if MARTYRDOM in skills and rng.random() >= 0.01:
-        return [c for c in legal if c.skill != MARTYRDOM]
+        return [a for a in actions if a.skill != MARTYRDOM]
     if STAB in skills:
-        stab = (rng.choice(state.alive_names()),) if rng.random() < 0.1 else None
-        return [c for c in legal if c.skill != STAB or c.targets == stab]
-    return legal
+        stab = rng.choice(state.alive_names()) if rng.random() < 0.1 else None
+        kept: list[ActionSet] = []
+        for a in actions:
+            if a.skill != STAB:
+                kept.append(a)
+            elif stab is not None and stab in a.options:
+                kept.append(ActionSet(a.actor, a.skill, a.kind, [stab]))
+        return kept
+    return actions
 
 
 NEVER_GENERIC = frozenset({PREDICT, ID_SHEET, MISSION, MARTYRDOM, FINALE, TIANYAN, STAB})

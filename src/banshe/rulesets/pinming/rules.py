@@ -662,11 +662,11 @@ class Pinming(Ruleset):
     def legal_targets(self, state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:
         if not _may_hold(state, actor, skill):
             return []
+        if skill in (DUEL, SURRENDER):
+            return [()]
         alive = state.alive_names()
         if skill == SUCCEED:
             return [*((n,) for n in alive), (TEAR_BADGE,)]
-        if skill in (DUEL, SURRENDER):
-            return [()]
         if skill == SLASH:
             k = ext(state).knives or 0
             if not k or k > len(alive):

@@ -1,0 +1,375 @@
+"""Legal moves as action sets: one per skill, with its legal candidates (the bots' action mask).
+
+`legal_actions(state, actor)` lists, in the ruleset's declaration order, every skill `actor`
+may use now with the candidates the engine would accept: target names (a vote, a one-target
+skill), target tuples, or answers (是/否, a text). A `Command` is made only for the option a
+bot picks (`ActionSet.command(i)`); `legal_commands` (view.py) is the same list flattened.
+
+The checks that depend on the actor and the skill only (alive, phase, 关门, night stage, the
+ruleset's `gate`) are made once per skill; every candidate then goes through the rest of
+`validate` (target shape, the skill's `refuses` and `check`), the same calls in the same order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .commands import ABSTAIN, CHANGE_VOTE, DIRECTOR_SKILLS, VOTE, Command, IllegalCommand
+from .core import check_vote, shape_refusal, validate
+from .model import DAY, NIGHT, GameState
+from .ruleset import FREE_TEXT, ONE_TARGET, YES_NO, Ruleset, SkillRow, SkillRows, SkillSpec
+
+# what an action set's options are
+NAMES = 0  # one target name each (a vote, a one-target skill)
+TUPLES = 1  # a target tuple each
+ANSWERS = 2  # a yes/no answer each (是/否)
+TEXTS = 3  # a text each (遗言: the bots post a placeholder)
+
+_TEXT = "……"  # the bots' placeholder text for a free-text skill
+
+
+class ActionSet:
+    """One skill of one actor with its legal options, in the order `legal_commands` lists them.
+    `len()` counts the options; `command(i)` makes (or reuses) the command of option `i`."""
+
+    __slots__ = ("actor", "skill", "kind", "options")
+
+    def __init__(self, actor: str, skill: str, kind: int, options: list[str] | list[tuple[str, ...]] | list[bool]):
+        self.actor = actor
+        self.skill = skill
+        self.kind = kind
+        self.options = options
+
+    def __len__(self) -> int:
+        return len(self.options)
+
+    def __repr__(self) -> str:
+        return f"ActionSet({self.actor!r}, {self.skill!r}, {self.options!r})"
+
+    @property
+    def targets(self) -> list[tuple[str, ...]]:
+        """Each option's target tuple (() for an answer or a text)."""
+        if self.kind == NAMES:
+            return [(t,) for t in self.options]  # type: ignore[misc]
+        if self.kind == TUPLES:
+            return list(self.options)  # type: ignore[arg-type]
+        return [() for _ in self.options]
+
+    def command(self, i: int) -> Command:
+        option = self.options[i]
+        kind = self.kind
+        if kind == NAMES:
+            return _commands(self.actor, self.skill).one(option)  # type: ignore[arg-type]
+        if kind == TUPLES:
+            return _commands(self.actor, self.skill)[option]  # type: ignore[index]
+        if kind == ANSWERS:
+            return _plain(self.actor, self.skill, answer=option)  # type: ignore[arg-type]
+        return _plain(self.actor, self.skill, text=option)  # type: ignore[arg-type]
+
+    def offers(self, cmd: Command) -> bool:
+        """Whether `cmd` is one of this set's commands (equal to some `command(i)`)."""
+        if cmd.skill != self.skill or cmd.actor != self.actor or cmd.amount is not None:
+            return False
+        kind = self.kind
+        if kind in (NAMES, TUPLES):
+            if cmd.text is not None or cmd.answer is not None:
+                return False
+            if kind == TUPLES:
+                return cmd.targets in self.options
+            return len(cmd.targets) == 1 and cmd.targets[0] in self.options
+        if cmd.targets:
+            return False
+        if kind == ANSWERS:
+            return cmd.text is None and cmd.answer is not None and cmd.answer in self.options
+        return cmd.answer is None and cmd.text in self.options
+
+    def commands(self) -> list[Command]:
+        kind = self.kind
+        if kind == NAMES:
+            table = _commands(self.actor, self.skill)
+            get = table.single.get
+            return [get(t) or table.one(t) for t in self.options]  # type: ignore[arg-type]
+        return [self.command(i) for i in range(len(self.options))]
+
+
+def flatten(actions: Sequence[ActionSet]) -> list[Command]:
+    """Every option of `actions` as a command, in order (`legal_commands`)."""
+    if len(actions) == 1:
+        return actions[0].commands()
+    found: list[Command] = []
+    for a in actions:
+        found += a.commands()
+    return found
+
+
+def legal_actions(state: GameState, actor: str) -> list[ActionSet]:
+    """Every skill `actor` may use now, with its legal options (director commands excluded).
+
+    Candidates come from the ruleset's `legal_targets` (which returns nothing for a skill the
+    actor does not hold); each one is checked exactly as the engine would check it."""
+    if state.winner is not None:
+        return []
+    me = state.chars.get(actor)
+    if me is None:
+        return []
+    rs: Ruleset = state.rules
+    kind = state.phase.kind
+    settling = state.settling
+    alive = me.alive
+    night = kind == NIGHT
+    rows, unprompted = _skill_rows(rs, kind, state.stage if night else 0, alive, settling, me.role)
+    head = state.prompts[0] if state.prompts else None
+    if head is None or head.actor != actor:
+        rows = unprompted  # no prompt skill can pass: the same rows in the same order without them
+    found: list[ActionSet] = []
+    if kind == DAY and not settling and alive:
+        skill = CHANGE_VOTE if actor in state.votes else VOTE
+        # one full check with 弃权 settles everything about the voter; targets only need to be votable
+        abstain = _commands(actor, skill)[(ABSTAIN,)]
+        if _vote_ok(state, rs, abstain):
+            found.append(ActionSet(actor, skill, NAMES, [*rs.votable(state), ABSTAIN]))
+    if not rows:
+        return found
+    gate = rs.gate
+    chars = state.chars
+    for sid, spec, exact, stage_check, shape in rows:
+        if spec.prompt and (head is None or head.actor != actor or head.skill != sid):
+            continue
+        if shape == FREE_TEXT:
+            c = _plain(actor, sid, text=_TEXT)
+            if stage_check and _stage_refuses(state, rs, actor, sid):
+                continue
+            if exact:
+                if not is_legal(state, c):
+                    continue
+            else:
+                # `validate`'s candidate checks (all pure): the quick refusal first (遗言: most
+                # seats have none), then gate, shape and the skill's check
+                refuses = spec.refuses
+                if refuses is not None and refuses(state, c):
+                    continue
+                if gate(state, c) or shape_refusal(state, spec.name, shape, c, spec.targets_may_be_out):
+                    continue
+                try:
+                    spec.check(state, c)
+                except IllegalCommand:
+                    continue
+            found.append(ActionSet(actor, sid, TEXTS, [_TEXT]))
+            continue
+        if shape == YES_NO:
+            if stage_check and _stage_refuses(state, rs, actor, sid):
+                continue
+            answers = []
+            for answer in (True, False):
+                c = _plain(actor, sid, answer=answer)
+                if is_legal(state, c) if exact else _passes(state, spec, c):
+                    answers.append(answer)
+            if answers:
+                found.append(ActionSet(actor, sid, ANSWERS, answers))
+            continue
+        targets = rs.legal_targets(state, actor, sid)
+        if not targets:
+            continue
+        if stage_check and _stage_refuses(state, rs, actor, sid):
+            continue
+        commands = _commands(actor, sid)
+        if exact:
+            picked = [t for t in targets if is_legal(state, commands[t])]
+            if picked:
+                found.append(_target_set(actor, sid, picked))
+            continue
+        # the rest of `validate` for each candidate (target shape, the skill's refuses and
+        # check), without raising where it can be avoided. All of them are pure, so the order
+        # may differ: the ruleset's gate, which refuses a skill whatever its targets
+        # (`Ruleset.gate`), is asked once; a lone candidate's quick refusal (遗言) comes first
+        refuses = spec.refuses
+        check = spec.check
+        first = commands[targets[0]]
+        if refuses is not None and len(targets) == 1 and refuses(state, first):
+            continue
+        if gate(state, first):
+            continue
+        may_be_out = spec.targets_may_be_out
+        if shape == ONE_TARGET:
+            # one target each (a tuple of another length fails the shape): kept by name
+            single = commands.single
+            names: list[str] = []
+            for t in targets:
+                if len(t) != 1:
+                    continue
+                name = t[0]
+                target = chars.get(name)
+                if target is None or (not target.alive and not may_be_out):
+                    continue
+                c = single.get(name) or commands.one(name)
+                if refuses is not None and refuses(state, c):
+                    continue
+                try:
+                    check(state, c)
+                except IllegalCommand:
+                    continue
+                names.append(name)
+            if names:
+                found.append(ActionSet(actor, sid, NAMES, names))
+            continue
+        picked = []
+        name_of = spec.name
+        for t in targets:
+            c = commands[t]
+            if shape_refusal(state, name_of, shape, c, may_be_out) is not None:
+                continue
+            if refuses is not None and refuses(state, c):
+                continue
+            try:
+                check(state, c)
+            except IllegalCommand:
+                continue
+            picked.append(t)
+        if picked:
+            found.append(_target_set(actor, sid, picked))
+    return found
+
+
+def _passes(state: GameState, spec: SkillSpec, c: Command) -> bool:
+    """`validate`'s candidate checks after the actor/skill ones (all pure): the quick refusal
+    first (遗言: most seats have none), then gate, shape and the skill's check."""
+    refuses = spec.refuses
+    if refuses is not None and refuses(state, c):
+        return False
+    if state.rules.gate(state, c):
+        return False
+    if shape_refusal(state, spec.name, spec.shape, c, spec.targets_may_be_out) is not None:
+        return False
+    try:
+        spec.check(state, c)
+    except IllegalCommand:
+        return False
+    return True
+
+
+def _stage_refuses(state: GameState, rs: Ruleset, actor: str, skill: str) -> bool:
+    """An overridden `stage_for` puts the skill outside tonight's open stages (asked once the
+    skill has candidates; both are pure)."""
+    stage = rs.stage_for(state, _commands(actor, skill)[()])
+    return stage is not None and (
+        stage < state.stage or (stage > state.stage and not rs.night_stages[stage].opens_with_night)
+    )
+
+
+def _target_set(actor: str, skill: str, targets: list[tuple[str, ...]]) -> ActionSet:
+    for t in targets:
+        if len(t) != 1:
+            return ActionSet(actor, skill, TUPLES, targets)
+    return ActionSet(actor, skill, NAMES, [t[0] for t in targets])
+
+
+def is_legal(state: GameState, cmd: Command) -> bool:
+    """Whether `validate` accepts `cmd` now (a game going on)."""
+    try:
+        validate(state, state.rules, cmd)
+    except IllegalCommand:
+        return False
+    return True
+
+
+def _vote_ok(state: GameState, rs: Ruleset, cmd: Command) -> bool:
+    """`is_legal(state, cmd)` for a vote or 改票 by a seat of the game (`validate`)."""
+    if rs.gate(state, cmd):
+        return False
+    try:
+        check_vote(state, rs, cmd)
+    except IllegalCommand:
+        return False
+    return True
+
+
+def _skill_rows(rs: Ruleset, kind: str, stage: int, alive: bool, settling: bool, role: str) -> SkillRows:
+    """The skills `legal_actions` tries, in declaration order: prompt skills (any phase, any
+    actor; checked against the head prompt) and the skills that pass `validate`'s actor/skill
+    checks (phase, alive, 关门, night stage — by `stage_of` where the ruleset keeps the default
+    `stage_for`, else flagged for a `stage_for` call), less the skills whose `legal_targets`
+    is empty for the actor's role (`Ruleset.skill_holders`). Built once per situation and kept
+    on the ruleset; returned twice: all of them, and only the non-prompt ones (for an actor
+    without a prompt)."""
+    cached = rs.legal_rows
+    key = (kind, stage, alive, settling, role)
+    both = cached.get(key)
+    if both is None:
+        default_stage = type(rs).stage_for is Ruleset.stage_for
+        holders = rs.skill_holders()
+        rows: list[SkillRow] = []
+        for sid, spec in rs.skills.items():
+            owners = holders.get(sid)
+            if owners is not None and role not in owners and spec.shape not in (YES_NO, FREE_TEXT):
+                continue  # `legal_targets` offers this role nothing
+            exact = spec.prompt or sid in DIRECTOR_SKILLS or sid in (VOTE, CHANGE_VOTE)
+            stage_check = False
+            if spec.after_game:
+                continue  # refused while the game goes on; legal_actions is empty once it is over
+            if not spec.prompt:
+                if kind not in spec.phases or settling or (not alive and not spec.actor_may_be_out):
+                    continue
+                if kind == NIGHT:
+                    if not default_stage:
+                        stage_check = True
+                    else:
+                        at = rs.stage_of(sid)
+                        if at is not None and (at < stage or (at > stage and not rs.night_stages[at].opens_with_night)):
+                            continue
+            rows.append((sid, spec, exact, stage_check, spec.shape))
+        both = cached[key] = (rows, [row for row in rows if not row[1].prompt])
+    return both
+
+
+class _Commands(dict[tuple[str, ...], Command]):
+    """One actor's commands of one skill by targets, made on first use (commands are immutable
+    values, and the bots ask for the same candidates again and again)."""
+
+    def __init__(self, actor: str, skill: str) -> None:
+        super().__init__()
+        self.actor = actor
+        self.skill = skill
+        self.single: dict[str, Command] = {}  # the one-target commands by their target
+
+    def __missing__(self, targets: tuple[str, ...]) -> Command:
+        if len(self) >= 256:
+            self.clear()
+            self.single.clear()
+        cmd = self[targets] = Command(self.actor, self.skill, targets)
+        return cmd
+
+    def one(self, target: str) -> Command:
+        """`self[(target,)]`, remembered by name too."""
+        cmd = self.single.get(target)
+        if cmd is None:
+            cmd = self.single[target] = self[(target,)]
+        return cmd
+
+
+_BY_ACTOR: dict[str, dict[str, _Commands]] = {}  # actor -> skill -> its commands
+
+
+def _commands(actor: str, skill: str) -> _Commands:
+    by_skill = _BY_ACTOR.get(actor)
+    if by_skill is None:
+        if len(_BY_ACTOR) >= 1024:
+            _BY_ACTOR.clear()
+        by_skill = _BY_ACTOR[actor] = {}
+    table = by_skill.get(skill)
+    if table is None:
+        table = by_skill[skill] = _Commands(actor, skill)
+    return table
+
+
+_OTHER: dict[tuple[str, str, str | None, bool | None], Command] = {}
+
+
+def _plain(actor: str, skill: str, text: str | None = None, answer: bool | None = None) -> Command:
+    """A shared target-less command with a text or a yes/no answer."""
+    key = (actor, skill, text, answer)
+    cmd = _OTHER.get(key)
+    if cmd is None:
+        if len(_OTHER) >= 10_000:
+            _OTHER.clear()
+        cmd = _OTHER[key] = Command(actor, skill, (), text, answer)
+    return cmd
