@@ -10,6 +10,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from ..engine.commands import ACCELERATE, CLOSE_PHASE, CLOSE_STAGE, DELAY, DIRECTOR, PROMPT_TIMEOUT, Command
+from ..engine.core import next_close
 from ..engine.model import DAY, NIGHT, START, GameState
 from . import schedule as sched
 from .errors import Conflict, ServiceError
@@ -25,15 +26,17 @@ class Deadlines(Store):
     """The deadline rows (the scheduler fires them) and the requests that move them."""
 
     def _wanted(self, game: Game, state: GameState, anchor: float) -> tuple[str, str, str, float] | None:
-        """The deadline that should be running now: (key, skill, label, due)."""
-        if state.over or game.status == "ended":
+        """The deadline that should be running now: (key, skill, label, due) — for what the
+        engine says closes next (`next_close`)."""
+        skill = next_close(state)
+        if skill is None or game.status == "ended":
             return None
         rs = self.ruleset(game)
         schedule = game.schedule
         tz = sched.zone(game.timezone)
         label = state.phase.label
         position = self.position(state)
-        if state.prompts and state.prompt_raised:
+        if skill == PROMPT_TIMEOUT:
             head = state.prompts[0]
             key = "prompt_minutes_night" if state.phase.kind == NIGHT else "prompt_minutes_day"
             return (
@@ -42,20 +45,12 @@ class Deadlines(Store):
                 f"{head.actor}的<{rs.skill_name(head.skill)}>",
                 anchor + int(schedule[key]) * 60,
             )
-        if state.settling:
-            return None
         if state.phase.kind == START:
-            return (
-                position,
-                CLOSE_PHASE,
-                "开局行动",
-                game.phase_started_at + int(schedule["start_minutes"]) * 60,
-            )
+            return position, skill, "开局行动", game.phase_started_at + int(schedule["start_minutes"]) * 60
         if state.phase.kind == DAY:
             close, weekend = sched.day_close_info(game.phase_started_at, schedule, tz)
-            return position, CLOSE_PHASE, f"{label}关门" + ("（周末延长一天）" if weekend else ""), close
+            return position, skill, f"{label}关门" + ("（周末延长一天）" if weekend else ""), close
         i = min(state.stage, len(rs.night_stages) - 1)
-        skill = CLOSE_STAGE if i < len(rs.night_stages) - 1 else CLOSE_PHASE
         due = sched.stage_due(game.phase_started_at, anchor, i, schedule, rs, tz)  # anchor: the stage opened
         return position, skill, f"{label}·{rs.night_stages[i].name}", due
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from ..engine.actions import flatten, legal_actions
 from ..engine.commands import CLOSE_PHASE, CLOSE_STAGE, DIRECTOR, PROMPT_TIMEOUT, Command, IllegalCommand
-from ..engine.core import apply_in_place, apply_legal
+from ..engine.core import apply_in_place, apply_legal, next_close
 from ..engine.events import DIRECTOR as AUDIENCE_DIRECTOR
 from ..engine.events import PUBLIC, Event
 from ..engine.model import DAY, NIGHT, GameState, Prompt
@@ -159,7 +159,7 @@ class GameEnv:
 
     def _prompts(self) -> Iterator[str]:
         st = self.state
-        while st.prompts and not st.over:
+        while next_close(st) == PROMPT_TIMEOUT:
             head = st.prompts[0]
             if self._prepare(head.actor, head):
                 yield head.actor
@@ -192,7 +192,7 @@ class GameEnv:
                             self.step(None)
                 if st.over or (st.phase is not phase and st.phase != phase):
                     break
-                if phase.kind == NIGHT and stage < stages - 1 and not st.settling:
+                if stage < stages - 1 and next_close(st) == CLOSE_STAGE:
                     self._director(CLOSE_STAGE)
             if phase.kind == DAY and not st.over and (st.phase is phase or st.phase == phase) and not st.settling:
                 # a second round: the seats that voted may change their vote (改票) or act again
