@@ -767,13 +767,37 @@ def _may_use(state: GameState, actor: str, skill: str) -> bool:
 
 
 # -- the ruleset -------------------------------------------------------------------------------
+def close_seer(state: GameState) -> None:
+    """夜晚4 closes: the 先知's 预言 settles (a lover 先知 hears it after 夜晚6)."""
+    check = ext(state).check
+    if check is not None:
+        settle_check(state, *check)
+
+
+def close_elder(state: GameState) -> None:
+    """夜晚5 closes: the 长老's 杀人 settles, then the 女巫 learns tonight's targets (【通灵】)."""
+    kill = ext(state).kill
+    if kill is not None:
+        settle_kill(state, *kill)
+    give_spirit(state)
+
+
+# each skill names its stage (`SkillSpec.stage`); 咬噬/吸血 name 夜晚2 (穆图/该隐's) and are also
+# listed by 夜晚3, where every other 狼人/吸血鬼's settles (`Ganran.stage_for`)
 NIGHT_STAGES = (
-    NightStage("夜晚1", "守卫行动", frozenset({SHIELD, GARLIC}), deadline="10分钟"),
-    NightStage("夜晚2", "穆图与该隐行动", frozenset({BITE, SUCK, WOLF_KING, GHOST_KING}), False, "10分钟"),
-    NightStage("夜晚3", "狼人与吸血鬼行动", frozenset({BITE, SUCK}), False, "10分钟"),
-    NightStage("夜晚4", "先知行动", frozenset({CHECK}), False, "10分钟"),
-    NightStage("夜晚5", "长老行动", frozenset({KILL}), False, "10分钟"),
-    NightStage("夜晚6", "女巫行动", frozenset({ANTIDOTE, POISON}), False, "10分钟"),
+    NightStage("夜晚1", "守卫行动", deadline="10分钟"),
+    NightStage("夜晚2", "穆图与该隐行动", opens_with_night=False, deadline="10分钟", on_close=settle_kings),
+    NightStage(
+        "夜晚3",
+        "狼人与吸血鬼行动",
+        frozenset({BITE, SUCK}),
+        opens_with_night=False,
+        deadline="10分钟",
+        on_close=settle_infected,
+    ),
+    NightStage("夜晚4", "先知行动", opens_with_night=False, deadline="10分钟", on_close=close_seer),
+    NightStage("夜晚5", "长老行动", opens_with_night=False, deadline="10分钟", on_close=close_elder),
+    NightStage("夜晚6", "女巫行动", opens_with_night=False, deadline="10分钟", on_close=settle_potions),
 )
 
 _N = frozenset({NIGHT})
@@ -783,16 +807,16 @@ SKILLS = {
     s.id: s
     for s in (
         SkillSpec(ADORE, "爱慕", frozenset({START}), ONE_TARGET, check_adore, apply_adore),
-        SkillSpec(SHIELD, "银盾", _N, ONE_TARGET, _check_guard, _apply_guard),
-        SkillSpec(GARLIC, "胡蒜", _N, ONE_TARGET, _check_guard, _apply_guard),
-        SkillSpec(BITE, "咬噬", _N, ONE_TARGET, check_infect, apply_infect),
-        SkillSpec(SUCK, "吸血", _N, ONE_TARGET, check_infect, apply_infect),
-        SkillSpec(WOLF_KING, "狼王", _N, ONE_TARGET, check_king, apply_king),
-        SkillSpec(GHOST_KING, "鬼王", _N, ONE_TARGET, check_king, apply_king),
-        SkillSpec(CHECK, "预言", _N, ONE_TARGET, check_check, apply_check),
-        SkillSpec(KILL, "杀人", _N, ONE_TARGET, check_kill, apply_kill),
-        SkillSpec(ANTIDOTE, "解药", _N, ONE_TARGET, check_antidote, apply_antidote),
-        SkillSpec(POISON, "毒药", _N, ONE_TARGET, check_poison, apply_poison),
+        SkillSpec(SHIELD, "银盾", _N, ONE_TARGET, _check_guard, _apply_guard, stage="夜晚1"),
+        SkillSpec(GARLIC, "胡蒜", _N, ONE_TARGET, _check_guard, _apply_guard, stage="夜晚1"),
+        SkillSpec(BITE, "咬噬", _N, ONE_TARGET, check_infect, apply_infect, stage="夜晚2"),
+        SkillSpec(SUCK, "吸血", _N, ONE_TARGET, check_infect, apply_infect, stage="夜晚2"),
+        SkillSpec(WOLF_KING, "狼王", _N, ONE_TARGET, check_king, apply_king, stage="夜晚2"),
+        SkillSpec(GHOST_KING, "鬼王", _N, ONE_TARGET, check_king, apply_king, stage="夜晚2"),
+        SkillSpec(CHECK, "预言", _N, ONE_TARGET, check_check, apply_check, stage="夜晚4"),
+        SkillSpec(KILL, "杀人", _N, ONE_TARGET, check_kill, apply_kill, stage="夜晚5"),
+        SkillSpec(ANTIDOTE, "解药", _N, ONE_TARGET, check_antidote, apply_antidote, stage="夜晚6"),
+        SkillSpec(POISON, "毒药", _N, ONE_TARGET, check_poison, apply_poison, stage="夜晚6"),
         SkillSpec(BULLET, "银色子弹", _D, ONE_TARGET, check_bullet, apply_bullet),
         SkillSpec(CROSS, "十字架", _D, ONE_TARGET, check_cross, apply_cross),
         SkillSpec(SUCCEED, "殉职", _ANY, SUCCESSOR, _no_check, _no_check, prompt=True, actor_may_be_out=True),
@@ -843,22 +867,6 @@ class Ganran(Ruleset):
             return
         first_day = "今天投票最高者当选警长，不会有人因投票出局。"
         announce(state, day_opening(state, first_day, reports=ext(state).report))
-
-    def on_stage_closed(self, state: GameState, stage: int) -> None:
-        stage_id = self.night_stages[stage].id
-        data = ext(state)
-        if stage_id == "夜晚2":
-            settle_kings(state)
-        elif stage_id == "夜晚3":
-            settle_infected(state)
-        elif stage_id == "夜晚4" and data.check is not None:
-            settle_check(state, *data.check)
-        elif stage_id == "夜晚5":
-            if data.kill is not None:
-                settle_kill(state, *data.kill)
-            give_spirit(state)
-        elif stage_id == "夜晚6":
-            settle_potions(state)
 
     def settlement(self, state: GameState) -> list[tuple[Any, ...]]:
         kind_ = state.phase.kind
