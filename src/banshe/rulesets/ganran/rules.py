@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any
 
 from banshe.engine.commands import CARD_BLUE, CARD_RED, CARD_YELLOW, Command, IllegalCommand
 from banshe.engine.core import (
@@ -40,6 +39,7 @@ from banshe.engine.ruleset import (
     Role,
     Ruleset,
     SkillSpec,
+    Task,
 )
 
 from .state import GanranState, Link, ext
@@ -800,6 +800,23 @@ NIGHT_STAGES = (
     NightStage("夜晚6", "女巫行动", opens_with_night=False, deadline="10分钟", on_close=settle_potions),
 )
 
+
+def _first_day(state: GameState) -> bool:
+    return state.phase.number == 1
+
+
+def _later_day(state: GameState) -> bool:
+    return state.phase.number != 1
+
+
+# a phase's settlement as named steps (`Ruleset.settle`): 开局 — 爱慕 and the camps; a night — what
+# its stages left (夜晚6结束: 濒死 outs); 第一天 — 【竞岗】, later days — the vote
+SETTLE = {
+    START: (Task("start", settle_start),),
+    NIGHT: (Task("night", settle_night),),
+    DAY: (Task("election", elect, when=_first_day), Task("vote", resolve_vote, when=_later_day)),
+}
+
 _N = frozenset({NIGHT})
 _D = frozenset({DAY})
 _ANY = frozenset({START, DAY, NIGHT})
@@ -868,27 +885,6 @@ class Ganran(Ruleset):
         first_day = "今天投票最高者当选警长，不会有人因投票出局。"
         announce(state, day_opening(state, first_day, reports=ext(state).report))
 
-    def settlement(self, state: GameState) -> list[tuple[Any, ...]]:
-        kind_ = state.phase.kind
-        if kind_ == START:
-            return [("start",)]
-        if kind_ == NIGHT:
-            return [("night",)]
-        return [("election",) if state.phase.number == 1 else ("vote",)]
-
-    def run_task(self, state: GameState, task: tuple[Any, ...]) -> None:
-        name = task[0]
-        if name == "start":
-            settle_start(state)
-        elif name == "night":
-            settle_night(state)
-        elif name == "election":
-            elect(state)
-        elif name == "vote":
-            resolve_vote(state)
-        else:
-            raise ValueError(name)
-
     def on_out(self, state: GameState, name: str, cause: str) -> None:
         on_out(state, name, cause)
 
@@ -953,6 +949,7 @@ GANRAN = Ganran(
     status_names={DRIFT: "游离状态", DYING: "濒死状态"},
     skill_aliases={"救药": "解药"},
     night_stages=NIGHT_STAGES,
+    settle=SETTLE,
     options={
         OPTION_SPIRIT_ALL: OptionSpec(
             OPTION_SPIRIT_ALL,
