@@ -662,24 +662,20 @@ def _hand_badge(state: GameState, old: str, successor: str | None) -> None:
     report(state, f"警长{old}殉职，警徽移交给{successor}。" if successor else f"警长{old}出局，警徽无人继任。")
 
 
-def check_answer(state: GameState, prompt: Prompt, cmd: Command) -> None:
-    """Every refusal of an answer (nothing after these checks refuses); changes nothing."""
+def check_succeed(state: GameState, cmd: Command) -> None:
+    # 【殉职】须选择一名未出局的角色来继任警长: every refusal of an answer; changes nothing
     target = cmd.targets[0]
-    if prompt.skill == SUCCEED and (target == TEAR_BADGE or target not in _successors(state, cmd.actor)):
+    if target == TEAR_BADGE or target not in _successors(state, cmd.actor):
         raise IllegalCommand(f"{target}不能继任警长：须选择一名未出局的其他角色")
 
 
-def answer_prompt(state: GameState, prompt: Prompt, cmd: Command) -> None:
-    check_answer(state, prompt, cmd)
-    target = cmd.targets[0]
-    if prompt.skill == SUCCEED:
-        _hand_badge(state, cmd.actor, target)
+def answer_succeed(state: GameState, prompt: Prompt, cmd: Command) -> None:
+    _hand_badge(state, cmd.actor, cmd.targets[0])
 
 
-def prompt_default(state: GameState, prompt: Prompt) -> None:
-    if prompt.skill == SUCCEED:
-        # rulings: a sheriff who does not name a successor — random
-        _hand_badge(state, prompt.actor, draw(state, "警长继任者", _successors(state, prompt.actor)))
+def succeed_lapses(state: GameState, prompt: Prompt) -> None:
+    # rulings: a sheriff who does not name a successor — random
+    _hand_badge(state, prompt.actor, draw(state, "警长继任者", _successors(state, prompt.actor)))
 
 
 def deduct(state: GameState, name: str, points: int) -> None:
@@ -836,7 +832,18 @@ SKILLS = {
         SkillSpec(POISON, "毒药", _N, ONE_TARGET, check_poison, apply_poison, stage="夜晚6"),
         SkillSpec(BULLET, "银色子弹", _D, ONE_TARGET, check_bullet, apply_bullet),
         SkillSpec(CROSS, "十字架", _D, ONE_TARGET, check_cross, apply_cross),
-        SkillSpec(SUCCEED, "殉职", _ANY, SUCCESSOR, _no_check, _no_check, prompt=True, actor_may_be_out=True),
+        SkillSpec(
+            SUCCEED,
+            "殉职",
+            _ANY,
+            SUCCESSOR,
+            check_succeed,
+            _no_check,
+            prompt=True,
+            actor_may_be_out=True,
+            answer=answer_succeed,
+            on_timeout=succeed_lapses,
+        ),
     )
 }
 
@@ -887,16 +894,6 @@ class Ganran(Ruleset):
 
     def on_out(self, state: GameState, name: str, cause: str) -> None:
         on_out(state, name, cause)
-
-    def answer_prompt(self, state: GameState, prompt: Prompt, cmd: Command) -> None:
-        answer_prompt(state, prompt, cmd)
-
-    def check_answer(self, state: GameState, prompt: Prompt, cmd: Command) -> bool:
-        check_answer(state, prompt, cmd)
-        return True
-
-    def prompt_default(self, state: GameState, prompt: Prompt) -> None:
-        prompt_default(state, prompt)
 
     def vote_weight(self, state: GameState, voter: str) -> float:
         # 【带队】<锁定技> 警长投出的票计为两票
