@@ -11,6 +11,7 @@ from banshe.engine.commands import CLOSE_STAGE, DIRECTOR, Command, IllegalComman
 from banshe.engine.core import step
 from banshe.engine.events import FEEDBACK
 from banshe.engine.model import GameState
+from banshe.engine.ruleset import Ruleset
 from banshe.engine.view import is_legal, legal_commands
 from banshe.rulesets import new_game
 from banshe.rulesets.ganran import GANRAN
@@ -89,6 +90,29 @@ def test_stages_are_exposed_and_enforced() -> None:
     assert "游离" in state.char("癸").statuses
     with pytest.raises(IllegalCommand, match="时限已过"):
         step(state, Command("壬", "suck", ("子",)))
+
+
+def test_the_declarations_carry_stages_settlement_and_the_prompt() -> None:
+    # each night skill names its stage; 夜晚3 also lists 咬噬/吸血 (a 狼人's/吸血鬼's, by stage_for)
+    assert [sorted(st.skills) for st in GANRAN.night_stages] == [
+        ["garlic", "shield"],
+        ["bite", "ghost_king", "suck", "wolf_king"],
+        ["bite", "suck"],
+        ["check"],
+        ["kill"],
+        ["antidote", "poison"],
+    ]
+    assert [st.on_close is not None for st in GANRAN.night_stages] == [False, True, True, True, True, True]
+    assert {kind: [t.name for t in tasks] for kind, tasks in GANRAN.settle.items()} == {
+        "start": ["start"],
+        "night": ["night"],
+        "day": ["election", "vote"],
+    }
+    succeed = GANRAN.skills["succeed"]
+    assert succeed.answer is not None and succeed.on_timeout is not None
+    # nothing is left on the hooks the declarations replace
+    for hook in ("on_stage_closed", "settlement", "run_task", "answer_prompt", "check_answer", "prompt_default"):
+        assert getattr(type(GANRAN), hook) is getattr(Ruleset, hook), hook
 
 
 def test_refused_command_changes_nothing() -> None:

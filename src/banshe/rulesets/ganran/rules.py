@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any
 
 from banshe.engine.commands import CARD_BLUE, CARD_RED, CARD_YELLOW, Command, IllegalCommand
 from banshe.engine.core import (
@@ -40,6 +39,7 @@ from banshe.engine.ruleset import (
     Role,
     Ruleset,
     SkillSpec,
+    Task,
 )
 
 from .state import GanranState, Link, ext
@@ -662,24 +662,20 @@ def _hand_badge(state: GameState, old: str, successor: str | None) -> None:
     report(state, f"警长{old}殉职，警徽移交给{successor}。" if successor else f"警长{old}出局，警徽无人继任。")
 
 
-def check_answer(state: GameState, prompt: Prompt, cmd: Command) -> None:
-    """Every refusal of an answer (nothing after these checks refuses); changes nothing."""
+def check_succeed(state: GameState, cmd: Command) -> None:
+    # 【殉职】须选择一名未出局的角色来继任警长: every refusal of an answer; changes nothing
     target = cmd.targets[0]
-    if prompt.skill == SUCCEED and (target == TEAR_BADGE or target not in _successors(state, cmd.actor)):
+    if target == TEAR_BADGE or target not in _successors(state, cmd.actor):
         raise IllegalCommand(f"{target}不能继任警长：须选择一名未出局的其他角色")
 
 
-def answer_prompt(state: GameState, prompt: Prompt, cmd: Command) -> None:
-    check_answer(state, prompt, cmd)
-    target = cmd.targets[0]
-    if prompt.skill == SUCCEED:
-        _hand_badge(state, cmd.actor, target)
+def answer_succeed(state: GameState, prompt: Prompt, cmd: Command) -> None:
+    _hand_badge(state, cmd.actor, cmd.targets[0])
 
 
-def prompt_default(state: GameState, prompt: Prompt) -> None:
-    if prompt.skill == SUCCEED:
-        # rulings: a sheriff who does not name a successor — random
-        _hand_badge(state, prompt.actor, draw(state, "警长继任者", _successors(state, prompt.actor)))
+def succeed_lapses(state: GameState, prompt: Prompt) -> None:
+    # rulings: a sheriff who does not name a successor — random
+    _hand_badge(state, prompt.actor, draw(state, "警长继任者", _successors(state, prompt.actor)))
 
 
 def deduct(state: GameState, name: str, points: int) -> None:
@@ -767,14 +763,55 @@ def _may_use(state: GameState, actor: str, skill: str) -> bool:
 
 
 # -- the ruleset -------------------------------------------------------------------------------
+def close_seer(state: GameState) -> None:
+    """夜晚4 closes: the 先知's 预言 settles (a lover 先知 hears it after 夜晚6)."""
+    check = ext(state).check
+    if check is not None:
+        settle_check(state, *check)
+
+
+def close_elder(state: GameState) -> None:
+    """夜晚5 closes: the 长老's 杀人 settles, then the 女巫 learns tonight's targets (【通灵】)."""
+    kill = ext(state).kill
+    if kill is not None:
+        settle_kill(state, *kill)
+    give_spirit(state)
+
+
+# each skill names its stage (`SkillSpec.stage`); 咬噬/吸血 name 夜晚2 (穆图/该隐's) and are also
+# listed by 夜晚3, where every other 狼人/吸血鬼's settles (`Ganran.stage_for`)
 NIGHT_STAGES = (
-    NightStage("夜晚1", "守卫行动", frozenset({SHIELD, GARLIC}), deadline="10分钟"),
-    NightStage("夜晚2", "穆图与该隐行动", frozenset({BITE, SUCK, WOLF_KING, GHOST_KING}), False, "10分钟"),
-    NightStage("夜晚3", "狼人与吸血鬼行动", frozenset({BITE, SUCK}), False, "10分钟"),
-    NightStage("夜晚4", "先知行动", frozenset({CHECK}), False, "10分钟"),
-    NightStage("夜晚5", "长老行动", frozenset({KILL}), False, "10分钟"),
-    NightStage("夜晚6", "女巫行动", frozenset({ANTIDOTE, POISON}), False, "10分钟"),
+    NightStage("夜晚1", "守卫行动", deadline="10分钟"),
+    NightStage("夜晚2", "穆图与该隐行动", opens_with_night=False, deadline="10分钟", on_close=settle_kings),
+    NightStage(
+        "夜晚3",
+        "狼人与吸血鬼行动",
+        frozenset({BITE, SUCK}),
+        opens_with_night=False,
+        deadline="10分钟",
+        on_close=settle_infected,
+    ),
+    NightStage("夜晚4", "先知行动", opens_with_night=False, deadline="10分钟", on_close=close_seer),
+    NightStage("夜晚5", "长老行动", opens_with_night=False, deadline="10分钟", on_close=close_elder),
+    NightStage("夜晚6", "女巫行动", opens_with_night=False, deadline="10分钟", on_close=settle_potions),
 )
+
+
+def _first_day(state: GameState) -> bool:
+    return state.phase.number == 1
+
+
+def _later_day(state: GameState) -> bool:
+    return state.phase.number != 1
+
+
+# a phase's settlement as named steps (`Ruleset.settle`): 开局 — 爱慕 and the camps; a night — what
+# its stages left (夜晚6结束: 濒死 outs); 第一天 — 【竞岗】, later days — the vote
+SETTLE = {
+    START: (Task("start", settle_start),),
+    NIGHT: (Task("night", settle_night),),
+    DAY: (Task("election", elect, when=_first_day), Task("vote", resolve_vote, when=_later_day)),
+}
 
 _N = frozenset({NIGHT})
 _D = frozenset({DAY})
@@ -783,19 +820,30 @@ SKILLS = {
     s.id: s
     for s in (
         SkillSpec(ADORE, "爱慕", frozenset({START}), ONE_TARGET, check_adore, apply_adore),
-        SkillSpec(SHIELD, "银盾", _N, ONE_TARGET, _check_guard, _apply_guard),
-        SkillSpec(GARLIC, "胡蒜", _N, ONE_TARGET, _check_guard, _apply_guard),
-        SkillSpec(BITE, "咬噬", _N, ONE_TARGET, check_infect, apply_infect),
-        SkillSpec(SUCK, "吸血", _N, ONE_TARGET, check_infect, apply_infect),
-        SkillSpec(WOLF_KING, "狼王", _N, ONE_TARGET, check_king, apply_king),
-        SkillSpec(GHOST_KING, "鬼王", _N, ONE_TARGET, check_king, apply_king),
-        SkillSpec(CHECK, "预言", _N, ONE_TARGET, check_check, apply_check),
-        SkillSpec(KILL, "杀人", _N, ONE_TARGET, check_kill, apply_kill),
-        SkillSpec(ANTIDOTE, "解药", _N, ONE_TARGET, check_antidote, apply_antidote),
-        SkillSpec(POISON, "毒药", _N, ONE_TARGET, check_poison, apply_poison),
+        SkillSpec(SHIELD, "银盾", _N, ONE_TARGET, _check_guard, _apply_guard, stage="夜晚1"),
+        SkillSpec(GARLIC, "胡蒜", _N, ONE_TARGET, _check_guard, _apply_guard, stage="夜晚1"),
+        SkillSpec(BITE, "咬噬", _N, ONE_TARGET, check_infect, apply_infect, stage="夜晚2"),
+        SkillSpec(SUCK, "吸血", _N, ONE_TARGET, check_infect, apply_infect, stage="夜晚2"),
+        SkillSpec(WOLF_KING, "狼王", _N, ONE_TARGET, check_king, apply_king, stage="夜晚2"),
+        SkillSpec(GHOST_KING, "鬼王", _N, ONE_TARGET, check_king, apply_king, stage="夜晚2"),
+        SkillSpec(CHECK, "预言", _N, ONE_TARGET, check_check, apply_check, stage="夜晚4"),
+        SkillSpec(KILL, "杀人", _N, ONE_TARGET, check_kill, apply_kill, stage="夜晚5"),
+        SkillSpec(ANTIDOTE, "解药", _N, ONE_TARGET, check_antidote, apply_antidote, stage="夜晚6"),
+        SkillSpec(POISON, "毒药", _N, ONE_TARGET, check_poison, apply_poison, stage="夜晚6"),
         SkillSpec(BULLET, "银色子弹", _D, ONE_TARGET, check_bullet, apply_bullet),
         SkillSpec(CROSS, "十字架", _D, ONE_TARGET, check_cross, apply_cross),
-        SkillSpec(SUCCEED, "殉职", _ANY, SUCCESSOR, _no_check, _no_check, prompt=True, actor_may_be_out=True),
+        SkillSpec(
+            SUCCEED,
+            "殉职",
+            _ANY,
+            SUCCESSOR,
+            check_succeed,
+            _no_check,
+            prompt=True,
+            actor_may_be_out=True,
+            answer=answer_succeed,
+            on_timeout=succeed_lapses,
+        ),
     )
 }
 
@@ -844,55 +892,8 @@ class Ganran(Ruleset):
         first_day = "今天投票最高者当选警长，不会有人因投票出局。"
         announce(state, day_opening(state, first_day, reports=ext(state).report))
 
-    def on_stage_closed(self, state: GameState, stage: int) -> None:
-        stage_id = self.night_stages[stage].id
-        data = ext(state)
-        if stage_id == "夜晚2":
-            settle_kings(state)
-        elif stage_id == "夜晚3":
-            settle_infected(state)
-        elif stage_id == "夜晚4" and data.check is not None:
-            settle_check(state, *data.check)
-        elif stage_id == "夜晚5":
-            if data.kill is not None:
-                settle_kill(state, *data.kill)
-            give_spirit(state)
-        elif stage_id == "夜晚6":
-            settle_potions(state)
-
-    def settlement(self, state: GameState) -> list[tuple[Any, ...]]:
-        kind_ = state.phase.kind
-        if kind_ == START:
-            return [("start",)]
-        if kind_ == NIGHT:
-            return [("night",)]
-        return [("election",) if state.phase.number == 1 else ("vote",)]
-
-    def run_task(self, state: GameState, task: tuple[Any, ...]) -> None:
-        name = task[0]
-        if name == "start":
-            settle_start(state)
-        elif name == "night":
-            settle_night(state)
-        elif name == "election":
-            elect(state)
-        elif name == "vote":
-            resolve_vote(state)
-        else:
-            raise ValueError(name)
-
     def on_out(self, state: GameState, name: str, cause: str) -> None:
         on_out(state, name, cause)
-
-    def answer_prompt(self, state: GameState, prompt: Prompt, cmd: Command) -> None:
-        answer_prompt(state, prompt, cmd)
-
-    def check_answer(self, state: GameState, prompt: Prompt, cmd: Command) -> bool:
-        check_answer(state, prompt, cmd)
-        return True
-
-    def prompt_default(self, state: GameState, prompt: Prompt) -> None:
-        prompt_default(state, prompt)
 
     def vote_weight(self, state: GameState, voter: str) -> float:
         # 【带队】<锁定技> 警长投出的票计为两票
@@ -945,6 +946,7 @@ GANRAN = Ganran(
     status_names={DRIFT: "游离状态", DYING: "濒死状态"},
     skill_aliases={"救药": "解药"},
     night_stages=NIGHT_STAGES,
+    settle=SETTLE,
     options={
         OPTION_SPIRIT_ALL: OptionSpec(
             OPTION_SPIRIT_ALL,
