@@ -9,7 +9,7 @@ from sqlalchemy.orm import Session
 from ..engine.commands import ABSTAIN, CHANGE_VOTE, CLOSE_PHASE, DIRECTOR, VOTE, Command
 from ..engine.model import GameState
 from ..engine.view import is_legal
-from ..forum import VoteFormatError, parse_vote
+from ..forum import VoteFormatError, VotePost, parse_vote
 from . import schedule as sched
 from .errors import NotFound, ServiceError
 from .models import Announcement, Game, GroupMessage, Post
@@ -33,6 +33,13 @@ class Thread(Store):
         """A post in the 讨论帖; a vote post is also the engine's vote (both or neither are stored).
         `reply_to`: the post it replies to (a player's 改票 must reply to his own vote floor)."""
         body = _text(text)
+        # parsed before the game's lock (a pure function of the text); its refusal keeps its place below
+        vote: VotePost | None = None
+        refused: str | None = None
+        try:
+            vote = parse_vote(body)
+        except VoteFormatError as exc:
+            refused = f"投票无效：{exc.reason}"
         with self._tx(game_id) as (s, game):
             self._check_running(game)
             state = self.state_of(s, game)
@@ -50,10 +57,8 @@ class Thread(Store):
             reason = rs.check_post(state, author, body)
             if reason:
                 raise ServiceError(reason)
-            try:
-                vote = parse_vote(body)
-            except VoteFormatError as exc:
-                raise ServiceError(f"投票无效：{exc.reason}") from None
+            if refused is not None:
+                raise ServiceError(refused)
             now = self.clock()
             replied = self._replied(s, game, reply_to)
             row = _new_post(game, state, author, body, replied, by_director, now)
