@@ -190,7 +190,8 @@ class Store(ABC):
         if found is None:
             raise NotFound("没有这局游戏")
         s.info[HEAD] = (game_id, int(found[1] or 0))
-        return found[0]
+        game: Game = found[0]
+        return game
 
     def state_of(self, s: Session, game: Game) -> GameState:
         """The game's state (cached when no other writer stored a command since)."""
