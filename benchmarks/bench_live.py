@@ -414,6 +414,7 @@ class Result:
     client_cpu: float
     load: tuple[float, float]
     ready: int
+    server_lat: dict[str, list[float]]  # server-side, seconds, per route kind (BANSHE_TIMING_FILE)
 
 
 async def run_load(
@@ -477,6 +478,7 @@ async def run_load(
 
         server_cpu0 = proc_cpu(args.server_pid)
         client_cpu0 = self_cpu()
+        args.load_started = time.time()  # the server-side timings count from here (not the setup)
         start = time.perf_counter()
         pending: set[asyncio.Task[Any]] = set()
         end = start + args.duration
@@ -514,13 +516,29 @@ async def run_load(
     return stats, elapsed, server_cpu, client_cpu, ready
 
 
+SERVER_KINDS = {"post": "发帖与投票 POST", "page": "页面 GET", "static": "静态文件", "other": "其他"}
+
+
+def server_timings(base: Path, since: float) -> dict[str, list[float]]:
+    """The server's own request times (`banshe.service.timing`: `<kind> <ms> <end epoch>` lines in
+    `<base>.<pid>`, one file per worker), those that ended after the load began, in seconds."""
+    out: dict[str, list[float]] = {k: [] for k in SERVER_KINDS}
+    for f in base.parent.glob(base.name + ".*"):
+        for line in f.read_text(encoding="utf-8").splitlines():
+            parts = line.split()
+            if len(parts) == 3 and parts[0] in out and float(parts[2]) >= since:
+                out[parts[0]].append(float(parts[1]) / 1000)
+    return out
+
+
 def one_run(args: argparse.Namespace, kind: str, games: int, rate: float, workers: int) -> Result:
     tmp = tempfile.TemporaryDirectory()
     db = Database(kind, Path(tmp.name))
     log = open(Path(tmp.name) / "serve.log", "w+")  # noqa: SIM115 - closed in finally
     proc: subprocess.Popen[bytes] | None = None
     try:
-        env = dict(os.environ, BANSHE_ADMIN_PASSWORD=args.password)
+        timing = Path(tmp.name) / "timing"
+        env = dict(os.environ, BANSHE_ADMIN_PASSWORD=args.password, BANSHE_TIMING_FILE=str(timing))
         subprocess.run(
             [*banshe_cmd(), "admin", "create", "--username", "bench", "--database-url", db.url],
             env=env,
@@ -549,6 +567,12 @@ def one_run(args: argparse.Namespace, kind: str, games: int, rate: float, worker
         load0 = os.getloadavg()[0]
         stats, elapsed, server_cpu, client_cpu, ready = asyncio.run(run_load(base, args, games, rate))
         load1 = os.getloadavg()[0]
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
         return Result(
             kind,
             games,
@@ -561,6 +585,7 @@ def one_run(args: argparse.Namespace, kind: str, games: int, rate: float, worker
             client_cpu,
             (load0, load1),
             ready,
+            server_timings(timing, args.load_started),
         )
     finally:
         if proc is not None:
@@ -592,12 +617,35 @@ def row(r: Result) -> str:
     )
 
 
+SERVER_HEADER = (
+    "| 数据库 | 局 | 进程 | "
+    + " | ".join(f"服务器端 {label} p50/p90/p99/max ms" for label in SERVER_KINDS.values())
+    + " | 客户端 发帖 p50 / 静态文件 p50 |"
+)
+
+
+def server_row(r: Result) -> str:
+    ratio = pct(r.stats.lat["post"], 0.5) / pct(r.stats.lat["static"], 0.5) if r.stats.lat["static"] else float("nan")
+    return (
+        f"| {r.db} | {r.games} | {r.workers} | "
+        + " | ".join(cell(r.server_lat[k]) for k in SERVER_KINDS)
+        + f" | {ratio:.2f} |"
+    )
+
+
 def report(results: list[Result], workers_note: str) -> None:
     print()
     print(HEADER)
     print("|" + " --- |" * (HEADER.count("|") - 1))
     for r in results:
         print(row(r))
+    print()
+    print("服务器端（请求到达应用至最后一个字节，不含 TCP 排队；施压窗口内结束的请求）：")
+    print()
+    print(SERVER_HEADER)
+    print("|" + " --- |" * (SERVER_HEADER.count("|") - 1))
+    for r in results:
+        print(server_row(r))
     print()
     print(workers_note)
     for r in results:

@@ -27,7 +27,7 @@ from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..rulesets.registry import find_ruleset
-from . import auth, security
+from . import auth, security, timing
 from . import idempotency as idem
 from . import live as pushing
 from . import schedule as sched
@@ -127,6 +127,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
     app.state.engine = engine
     app.state.settings = settings
     app.add_middleware(security.HeadersMiddleware)
+    timing.install(app)  # the load benchmark's server-side latencies (off unless BANSHE_TIMING_FILE)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
 
     @app.exception_handler(NeedLogin)

@@ -21,7 +21,7 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -44,6 +44,7 @@ MAX_NOTE = 500
 MAX_TITLE = 100
 TOKEN = re.compile(r"^[A-Za-z0-9_-]{8,64}$")  # a seat link's token (secrets.token_urlsafe)
 CACHE_GAMES = 1000
+HEAD = "banshe_head"  # Session.info: (game id, its stored head) read in this session
 
 
 @dataclass
@@ -88,11 +89,11 @@ class Store(ABC):
         """Lock the game, open a transaction, commit on success; any failure drops the cache."""
         with self.lock(game_id), self._writer or nullcontext():
             s = self.sessions()
+            before = self._cache.get(game_id)
+            before_head = before.head if before is not None else None
             try:
                 pgsync.lock_game(s, game_id)
-                game = s.get(Game, game_id)
-                if game is None:
-                    raise NotFound("没有这局游戏")
+                game = self._load(s, game_id)
                 pending = idem.CURRENT.get()
                 if pending is not None and pending.game_id == game_id and not pending.used:
                     pending.used = True
@@ -119,7 +120,11 @@ class Store(ABC):
                 raise
             except ServiceError:
                 # a refusal: the engine validates before it changes anything, so the cache stays good
+                # unless this transaction already stored a command (rolled back now)
                 s.rollback()
+                after = self._cache.get(game_id)
+                if after is not before or (after is not None and after.head != before_head):
+                    self._cache.pop(game_id, None)
                 raise
             except BaseException:
                 s.rollback()
@@ -148,10 +153,8 @@ class Store(ABC):
             idem.CURRENT.reset(token)
         if pending.stored_id is not None:  # the result text, for a resend (best effort: the key is stored)
             with self.sessions() as s:
-                row = s.get(Submission, pending.stored_id)
-                if row is not None:
-                    row.result = result[:200]
-                    s.commit()
+                s.execute(update(Submission).where(Submission.id == pending.stored_id).values(result=result[:200]))
+                s.commit()
         return result
 
     def _remember(self, game_id: int, cached: Cached) -> None:
@@ -174,12 +177,26 @@ class Store(ABC):
         return self._head(s, game_id)
 
     def _head(self, s: Session, game_id: int) -> int:
+        known = s.info.get(HEAD)
+        if known is not None and known[0] == game_id:  # read with the game row, kept up to date by _apply
+            return int(known[1])
         return int(s.scalar(select(func.max(CommandRow.seq)).where(CommandRow.game_id == game_id)) or 0)
+
+    def _load(self, s: Session, game_id: int) -> Game:
+        """The game row and its stored head in one statement; the head is kept in the session for
+        `_head` (another service on the same database may have written: it is always read once)."""
+        head = select(func.max(CommandRow.seq)).where(CommandRow.game_id == game_id).scalar_subquery()
+        found = s.execute(select(Game, head).where(Game.id == game_id)).first()
+        if found is None:
+            raise NotFound("没有这局游戏")
+        s.info[HEAD] = (game_id, int(found[1] or 0))
+        game: Game = found[0]
+        return game
 
     def state_of(self, s: Session, game: Game) -> GameState:
         """The game's state (cached when no other writer stored a command since)."""
-        head = self._head(s, game.id)
         cached = self._cache.get(game.id)
+        head = self._head(s, game.id)
         if cached is not None and cached.head == head:
             return cached.state
         state = self._rebuild(s, game)
@@ -202,9 +219,7 @@ class Store(ABC):
     def read(self, game_id: int) -> tuple[Game, GameState]:
         """A consistent snapshot for rendering (the state is a private copy)."""
         with self.lock(game_id), self.sessions() as s:
-            game = s.get(Game, game_id)
-            if game is None:
-                raise NotFound("没有这局游戏")
+            game = self._load(s, game_id)
             return game, self.state_of(s, game).clone()
 
     def create_game(
@@ -292,8 +307,9 @@ class Store(ABC):
                 self._cache.pop(game.id, None)
             raise ServiceError(exc.reason) from None
         head = self._head(s, game.id)
-        s.add(
-            CommandRow(
+        s.flush()  # pending ORM changes first (a superseded row, the form key), then the Core insert
+        s.execute(
+            insert(CommandRow).values(
                 game_id=game.id,
                 seq=head + 1,
                 actor=cmd.actor,
@@ -302,11 +318,12 @@ class Store(ABC):
                 phase=phase,
                 stage=stage,
                 source=source,
+                superseded=False,
                 created_at=self.clock(),
                 note=note or None,
             )
         )
-        s.flush()
+        s.info[HEAD] = (game.id, head + 1)
         self._remember(game.id, Cached(head + 1, state))
         self._after_change(s, game, state, anchor)
         if phase != state.phase.label and sched.auto_accelerate(game.schedule, state):

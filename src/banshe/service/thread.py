@@ -3,13 +3,13 @@ director's posts and 代投, group chats, and publishing the 公示 (edit, withh
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
 from ..engine.commands import ABSTAIN, CHANGE_VOTE, CLOSE_PHASE, DIRECTOR, VOTE, Command
 from ..engine.model import GameState
 from ..engine.view import is_legal
-from ..forum import VoteFormatError, parse_vote
+from ..forum import VoteFormatError, VotePost, parse_vote
 from . import schedule as sched
 from .errors import NotFound, ServiceError
 from .models import Announcement, Game, GroupMessage, Post
@@ -33,6 +33,13 @@ class Thread(Store):
         """A post in the 讨论帖; a vote post is also the engine's vote (both or neither are stored).
         `reply_to`: the post it replies to (a player's 改票 must reply to his own vote floor)."""
         body = _text(text)
+        # parsed before the game's lock (a pure function of the text); its refusal keeps its place below
+        vote: VotePost | None = None
+        refused: str | None = None
+        try:
+            vote = parse_vote(body)
+        except VoteFormatError as exc:
+            refused = f"投票无效：{exc.reason}"
         with self._tx(game_id) as (s, game):
             self._check_running(game)
             state = self.state_of(s, game)
@@ -50,10 +57,8 @@ class Thread(Store):
             reason = rs.check_post(state, author, body)
             if reason:
                 raise ServiceError(reason)
-            try:
-                vote = parse_vote(body)
-            except VoteFormatError as exc:
-                raise ServiceError(f"投票无效：{exc.reason}") from None
+            if refused is not None:
+                raise ServiceError(refused)
             now = self.clock()
             replied = self._replied(s, game, reply_to)
             row = _new_post(game, state, author, body, replied, by_director, now)
@@ -69,9 +74,7 @@ class Thread(Store):
                     s, game, state, Command(author, vote.kind, (target,)), "director" if by_director else "player", now
                 )
                 row.vote_kind, row.vote_target = vote.kind, target
-            s.add(row)
-            s.flush()
-            return row
+            return _insert(s, row)
 
     @staticmethod
     def _replied(s: Session, game: Game, reply_to: int | None) -> Post | None:
@@ -135,9 +138,7 @@ class Thread(Store):
             state = self.state_of(s, game)
             replied = self._replied(s, game, reply_to)
             row = _new_post(game, state, DIRECTOR, body, replied, True, self.clock(), DIRECTOR_POST_KIND)
-            s.add(row)
-            s.flush()
-            return row
+            return _insert(s, row)
 
     def group_post(self, game_id: int, author: str, group: str, text: str) -> GroupMessage:
         body = _text(text)
@@ -221,6 +222,14 @@ def _text(text: str) -> str:
     if "\x00" in body:
         raise ServiceError("发言含有不允许的控制字符（NUL）")
     return body
+
+
+def _insert(s: Session, row: Post) -> Post:
+    """Store a new post with one Core INSERT (issue 13: no ORM unit of work on the hot path); the
+    row keeps every column it was built with and gets its id."""
+    values = {c.key: getattr(row, c.key) for c in Post.__table__.columns if c.key != "id"}
+    row.id = int(s.scalar(insert(Post).values(values).returning(Post.id)) or 0)
+    return row
 
 
 def _new_post(
