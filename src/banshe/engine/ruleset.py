@@ -60,6 +60,16 @@ class Task:
     when: Predicate | None = None
 
 
+def first_day(state: GameState) -> bool:
+    """A `Task.when`: the phase is 第1天 (品茗 and 感染 elect the sheriff then, 竞岗)."""
+    return state.phase.number == 1
+
+
+def later_day(state: GameState) -> bool:
+    """A `Task.when`: a day after 第1天 (the ordinary vote)."""
+    return state.phase.number != 1
+
+
 @dataclass(frozen=True, slots=True)
 class Role:
     """One identity as data: its id, Chinese name, the camp it starts in, its lives, the skills

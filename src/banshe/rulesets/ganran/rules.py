@@ -40,6 +40,8 @@ from banshe.engine.ruleset import (
     Ruleset,
     SkillSpec,
     Task,
+    first_day,
+    later_day,
 )
 
 from .state import GanranState, Link, ext
@@ -797,20 +799,12 @@ NIGHT_STAGES = (
 )
 
 
-def _first_day(state: GameState) -> bool:
-    return state.phase.number == 1
-
-
-def _later_day(state: GameState) -> bool:
-    return state.phase.number != 1
-
-
 # a phase's settlement as named steps (`Ruleset.settle`): 开局 — 爱慕 and the camps; a night — what
 # its stages left (夜晚6结束: 濒死 outs); 第一天 — 【竞岗】, later days — the vote
 SETTLE = {
     START: (Task("start", settle_start),),
     NIGHT: (Task("night", settle_night),),
-    DAY: (Task("election", elect, when=_first_day), Task("vote", resolve_vote, when=_later_day)),
+    DAY: (Task("election", elect, when=first_day), Task("vote", resolve_vote, when=later_day)),
 }
 
 _N = frozenset({NIGHT})

@@ -52,6 +52,8 @@ from banshe.engine.ruleset import (
     Ruleset,
     SkillSpec,
     Task,
+    first_day,
+    later_day,
 )
 
 from .state import PinmingState, ext
@@ -518,21 +520,13 @@ def red_cards(state: GameState) -> None:
     settle_red_cards(state, PINMING)
 
 
-def _first_day(state: GameState) -> bool:
-    return state.phase.number == 1
-
-
-def _later_day(state: GameState) -> bool:
-    return state.phase.number != 1
-
-
 SETTLE = {
     START: (Task("start", start),),
     NIGHT: (Task("showdown_lapse", showdown_lapse), Task("night", settle_night)),
     DAY: (
         Task("showdown_lapse", showdown_lapse),
-        Task("election", elect, when=_first_day),  # 竞岗: 第一天投票结束后
-        Task("vote", resolve_vote, when=_later_day),
+        Task("election", elect, when=first_day),  # 竞岗: 第一天投票结束后
+        Task("vote", resolve_vote, when=later_day),
         Task("red_cards", red_cards),
     ),
 }
