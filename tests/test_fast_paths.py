@@ -51,6 +51,11 @@ def reference_legal_commands(state: GameState, actor: str) -> list[Command]:
             candidates = [Command(actor, sid, answer=True), Command(actor, sid, answer=False)]
         elif spec.shape == "text":
             candidates = [Command(actor, sid, text="……")]
+        elif spec.shape == "none":
+            candidates = [Command(actor, sid)]
+        elif spec.shape == "one" and spec.candidates is not None:
+            # declared candidates (`SkillSpec.candidates`): every seat is tried
+            candidates = [Command(actor, sid, (n,)) for n in state.order]
         else:
             candidates = [Command(actor, sid, targets) for targets in rs.legal_targets(state, actor, sid)]
         found += [c for c in candidates if is_legal(state, c) is None]

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from .commands import ABSTAIN, CHANGE_VOTE, DIRECTOR_SKILLS, VOTE, Command, IllegalCommand
 from .core import check_vote, shape_refusal, validate
 from .model import DAY, NIGHT, GameState
-from .ruleset import FREE_TEXT, ONE_TARGET, YES_NO, Ruleset, SkillRow, SkillRows, SkillSpec
+from .ruleset import FREE_TEXT, NO_TARGET, ONE_TARGET, YES_NO, Ruleset, SkillRow, SkillRows, SkillSpec
 
 # what an action set's options are
 NAMES = 0  # one target name each (a vote, a one-target skill)
@@ -26,6 +26,7 @@ ANSWERS = 2  # a yes/no answer each (是/否)
 TEXTS = 3  # a text each (遗言: the bots post a placeholder)
 
 _TEXT = "……"  # the bots' placeholder text for a free-text skill
+_NO_TARGETS: list[tuple[str, ...]] = [()]  # the one option of a skill without targets (never changed)
 
 
 class ActionSet:
@@ -34,7 +35,9 @@ class ActionSet:
 
     __slots__ = ("actor", "skill", "kind", "options")
 
-    def __init__(self, actor: str, skill: str, kind: int, options: list[str] | list[tuple[str, ...]] | list[bool]):
+    def __init__(
+        self, actor: str, skill: str, kind: int, options: Sequence[str] | Sequence[tuple[str, ...]] | Sequence[bool]
+    ):
         self.actor = actor
         self.skill = skill
         self.kind = kind
@@ -132,8 +135,11 @@ def legal_actions(state: GameState, actor: str) -> list[ActionSet]:
         return found
     gate = rs.gate
     chars = state.chars
+    groups = state.groups
     for sid, spec, exact, stage_check, shape in rows:
         if spec.prompt and (head is None or head.actor != actor or head.skill != sid):
+            continue
+        if spec.members_of and actor not in groups.get(spec.members_of, ()):
             continue
         if shape == FREE_TEXT:
             c = _plain(actor, sid, text=_TEXT)
@@ -166,6 +172,31 @@ def legal_actions(state: GameState, actor: str) -> list[ActionSet]:
                     answers.append(answer)
             if answers:
                 found.append(ActionSet(actor, sid, ANSWERS, answers))
+            continue
+        if not exact and (shape == NO_TARGET or (shape == ONE_TARGET and spec.candidates is not None)):
+            # one `check` settles the skill: no targets, or the declared candidates
+            # (`SkillSpec.candidates`: the same set whichever of them is checked)
+            if shape == NO_TARGET:
+                declared: Sequence[str] = ()
+                probe = _commands(actor, sid)[()]
+            else:
+                declared = spec.candidates(state, actor)  # type: ignore[misc]
+                if not declared:
+                    continue
+                probe = _commands(actor, sid).one(declared[0])
+            if stage_check and _stage_refuses(state, rs, actor, sid):
+                continue
+            refuses = spec.refuses
+            if (refuses is not None and refuses(state, probe)) or gate(state, probe):
+                continue
+            try:
+                spec.check(state, probe)
+            except IllegalCommand:
+                continue
+            if shape == NO_TARGET:
+                found.append(ActionSet(actor, sid, TUPLES, _NO_TARGETS))
+            else:
+                found.append(ActionSet(actor, sid, NAMES, declared))
             continue
         targets = rs.legal_targets(state, actor, sid)
         if not targets:
@@ -228,6 +259,34 @@ def legal_actions(state: GameState, actor: str) -> list[ActionSet]:
         if picked:
             found.append(_target_set(actor, sid, picked))
     return found
+
+
+def idle_seats(state: GameState) -> frozenset[str]:
+    """The seats `legal_actions` offers nothing now whatever the targets: no skill of theirs
+    acts in this phase and night stage for their role and life (`_skill_rows`) or for a group
+    they belong to (`SkillSpec.members_of`), no vote, no prompt of theirs at the head. It holds
+    until an out (the only way a role or a life changes), a change of groups, a new stage or
+    phase, or 关门."""
+    if state.winner is not None:
+        return frozenset(state.order)
+    rs: Ruleset = state.rules
+    kind = state.phase.kind
+    stage = state.stage if kind == NIGHT else 0
+    settling = state.settling
+    voting = kind == DAY and not settling
+    head = state.prompts[0].actor if state.prompts else None
+    groups = state.groups
+    idle: list[str] = []
+    for name, c in state.chars.items():
+        if name == head or (voting and c.alive):
+            continue
+        for row in _skill_rows(rs, kind, stage, c.alive, settling, c.role)[1]:
+            group = row[1].members_of
+            if not group or name in groups.get(group, ()):
+                break
+        else:
+            idle.append(name)
+    return frozenset(idle)
 
 
 def _passes(state: GameState, spec: SkillSpec, c: Command) -> bool:
@@ -307,7 +366,7 @@ def _skill_rows(rs: Ruleset, kind: str, stage: int, alive: bool, settling: bool,
             if spec.after_game:
                 continue  # refused while the game goes on; legal_actions is empty once it is over
             if not spec.prompt:
-                if kind not in spec.phases or settling or (not alive and not spec.actor_may_be_out):
+                if kind not in spec.phases or settling or (not spec.actor_may_be_out if not alive else spec.only_out):
                     continue
                 if kind == NIGHT:
                     if not default_stage:

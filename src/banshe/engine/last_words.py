@@ -77,5 +77,6 @@ def last_words_skill() -> SkillSpec:
         check_last_words,
         apply_last_words,
         actor_may_be_out=True,
+        only_out=True,
         refuses=no_last_words,
     )

@@ -235,6 +235,9 @@ class GameState:
     forced_draws: list[Any] = field(default_factory=list)
     log: list[Event] = field(default_factory=list)
     commands: list[Command] = field(default_factory=list)
+    # `living()`'s memo: (len(outs) when made, the names); not part of the position (an out is
+    # the only way a character leaves the game: `put_out` appends to `outs` as it does)
+    living_memo: tuple[int, tuple[str, ...]] = field(default=(-1, ()), repr=False, compare=False)
 
     # -- queries -------------------------------------------------------------------------
     @property
@@ -250,6 +253,15 @@ class GameState:
 
     def alive_names(self) -> list[str]:
         return [c.name for c in self.chars.values() if c.alive]
+
+    def living(self) -> tuple[str, ...]:
+        """`alive_names()` as a tuple, made once per out (the bots' and pages' candidates)."""
+        memo = self.living_memo
+        if memo[0] == len(self.outs):
+            return memo[1]
+        names = tuple(c.name for c in self.chars.values() if c.alive)
+        self.living_memo = (len(self.outs), names)
+        return names
 
     def with_role(self, role: str) -> list[Character]:
         return [c for c in self.chars.values() if c.role == role]

@@ -20,6 +20,8 @@ Answer = Callable[[GameState, Prompt, Command], None]
 Lapse = Callable[[GameState, Prompt], None]
 # one named step of settlement (`Task`), or what a night stage does once it closes
 Settle = Callable[[GameState], None]
+# a one-target skill's declared targets (`SkillSpec.candidates`): (state, actor) -> the names
+Candidates = Callable[[GameState, str], Sequence[str]]
 
 # Target shapes of a skill.
 NO_TARGET = "none"
@@ -70,6 +72,16 @@ def later_day(state: GameState) -> bool:
     return state.phase.number != 1
 
 
+def alive_targets(state: GameState, actor: str) -> Sequence[str]:
+    """`SkillSpec.candidates`: any character still in the game, the actor included."""
+    return state.living()
+
+
+def other_alive_targets(state: GameState, actor: str) -> Sequence[str]:
+    """`SkillSpec.candidates`: any other character still in the game (…选择一名除自己之外的角色)."""
+    return [n for n in state.living() if n != actor]
+
+
 @dataclass(frozen=True, slots=True)
 class Role:
     """One identity as data: its id, Chinese name, the camp it starts in, its lives, the skills
@@ -96,7 +108,13 @@ class SkillSpec:
     refusal of an answer and changes nothing; the answered prompt is no longer at the head of
     `state.prompts` when `answer` runs), and `on_timeout(state, prompt)`, what happens when it
     is not answered in time (None: nothing). A prompt skill without `answer` is left to the
-    ruleset's `answer_prompt` / `check_answer` / `prompt_default` hooks."""
+    ruleset's `answer_prompt` / `check_answer` / `prompt_default` hooks.
+
+    A one-target skill may declare its `candidates(state, actor)`: in seating order, exactly the
+    targets `check` accepts once it accepts the actor at all (its other refusals do not depend
+    on the target), each fitting the shape (in the game, unless `targets_may_be_out`). The
+    engine then offers them (the bots' moves, the pages' choices) after one `check`, instead
+    of checking every seat; `alive_targets` and `other_alive_targets` are the usual two."""
 
     id: str
     name: str
@@ -106,6 +124,12 @@ class SkillSpec:
     apply: Apply
     prompt: bool = False  # answers a prompt (最后一枪, 殉职 …)
     actor_may_be_out: bool = False
+    # only the members of this group may use it (狼群's 杀人): `check` refuses everyone else, so
+    # the legal moves skip it for them without asking ("": no such promise)
+    members_of: str = ""
+    # only a character out of the game may post it (遗言): `check` refuses every one still in it,
+    # so the legal moves skip it for them without asking
+    only_out: bool = False
     targets_may_be_out: bool = False
     audience: str = "self"  # who sees that it was posted: self | public | group:<name>
     # a quick test for `legal_commands`: True only where `check` refuses the command (so the
@@ -116,6 +140,7 @@ class SkillSpec:
     stage: str = ""  # the id of the night stage it acts in ("": none, or listed by the stage)
     answer: Answer | None = None
     on_timeout: Lapse | None = None
+    candidates: Candidates | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,7 +20,7 @@ import random
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from ..engine.actions import flatten, legal_actions
+from ..engine.actions import flatten, idle_seats, legal_actions
 from ..engine.commands import CLOSE_PHASE, CLOSE_STAGE, DIRECTOR, PROMPT_TIMEOUT, Command, IllegalCommand
 from ..engine.core import apply_in_place, apply_legal, next_close
 from ..engine.events import DIRECTOR as AUDIENCE_DIRECTOR
@@ -180,11 +180,21 @@ class GameEnv:
             stages = len(rs.night_stages) if phase.kind == NIGHT else 1
             for stage in range(stages):
                 self.rng.shuffle(order)
+                idle: frozenset[str] = frozenset()
+                idle_for: tuple[Any, ...] = ()  # (len(outs), night stage, groups) when `idle` was made
                 for name in order:
                     if st.prompts and not st.over:  # `_prompts` does nothing otherwise
                         yield from self._prompts()
                     if st.over or (st.phase is not phase and st.phase != phase) or st.settling:
                         break
+                    # only the seats that may act are asked (`idle_seats`: a seat with nothing
+                    # to post would not be asked anyway)
+                    now = (len(st.outs), st.stage, *st.groups.values())
+                    if st.prompts or now != idle_for:
+                        idle = idle_seats(st)
+                        idle_for = () if st.prompts else now
+                    if name in idle:
+                        continue
                     # `_ask`, inline (one generator fewer per seat asked)
                     if self._prepare(name, None):
                         yield name

@@ -52,8 +52,10 @@ from banshe.engine.ruleset import (
     Ruleset,
     SkillSpec,
     Task,
+    alive_targets,
     first_day,
     later_day,
+    other_alive_targets,
 )
 
 from .state import PinmingState, ext
@@ -554,11 +556,41 @@ _ANY = frozenset({START, DAY, NIGHT})
 SKILLS = {
     s.id: s
     for s in (
-        SkillSpec(RECOGNIZE, "认亲", frozenset({START}), ONE_TARGET, check_recognize, apply_recognize),
-        SkillSpec(CHECK, "预言", _NIGHT, ONE_TARGET, check_check, apply_check, stage="seer"),
-        SkillSpec(KILL, "杀人", _NIGHT, ONE_TARGET, check_kill, apply_kill, audience="group:wolves", stage="wolves"),
-        SkillSpec(ANTIDOTE, "救药", _NIGHT, ONE_TARGET, check_antidote, apply_antidote, stage="witch"),
-        SkillSpec(POISON, "毒药", _NIGHT, ONE_TARGET, check_poison, apply_poison, stage="witch"),
+        SkillSpec(
+            RECOGNIZE,
+            "认亲",
+            frozenset({START}),
+            ONE_TARGET,
+            check_recognize,
+            apply_recognize,
+            candidates=other_alive_targets,
+        ),
+        SkillSpec(CHECK, "预言", _NIGHT, ONE_TARGET, check_check, apply_check, stage="seer", candidates=alive_targets),
+        SkillSpec(
+            KILL,
+            "杀人",
+            _NIGHT,
+            ONE_TARGET,
+            check_kill,
+            apply_kill,
+            audience="group:wolves",
+            members_of=WOLF_GROUP,
+            stage="wolves",
+            candidates=alive_targets,
+        ),
+        SkillSpec(
+            ANTIDOTE,
+            "救药",
+            _NIGHT,
+            ONE_TARGET,
+            check_antidote,
+            apply_antidote,
+            stage="witch",
+            candidates=other_alive_targets,
+        ),
+        SkillSpec(
+            POISON, "毒药", _NIGHT, ONE_TARGET, check_poison, apply_poison, stage="witch", candidates=alive_targets
+        ),
         SkillSpec(
             SHOOT,
             "最后一枪",
@@ -584,8 +616,10 @@ SKILLS = {
             on_timeout=succeed_lapses,
         ),
         SkillSpec(FEIGN, "装傻", _ANY, YES_NO, _never, _no_check, prompt=True),
-        SkillSpec(DUEL, "决战", _DN, NO_TARGET, check_duel, apply_duel, audience="group:wolves"),
-        SkillSpec(SLASH, "拍刀", _DN, MANY_TARGETS, check_slash, apply_slash, audience="group:wolves"),
+        SkillSpec(DUEL, "决战", _DN, NO_TARGET, check_duel, apply_duel, audience="group:wolves", members_of=WOLF_GROUP),
+        SkillSpec(
+            SLASH, "拍刀", _DN, MANY_TARGETS, check_slash, apply_slash, audience="group:wolves", members_of=WOLF_GROUP
+        ),
         SkillSpec(
             SURRENDER,
             "投降",
@@ -595,10 +629,14 @@ SKILLS = {
             apply_surrender,
             actor_may_be_out=True,
             audience="group:wolves",
+            members_of=WOLF_GROUP,
         ),
         last_words_skill(),
     )
 }
+
+
+_OPEN_IN_SHOWDOWN = frozenset({SLASH, CLOSE_PHASE, JUDGE_LOSS, PROMPT_TIMEOUT})
 
 
 class Pinming(Ruleset):
@@ -618,7 +656,9 @@ class Pinming(Ruleset):
 
     def gate(self, state: GameState, cmd: Command) -> str | None:
         # 若进入拍刀环节，导演会立即关闭当日聊天贴 — only 拍刀 (and the director's 关门/判负) go on
-        if ext(state).showdown and cmd.skill not in (SLASH, CLOSE_PHASE, JUDGE_LOSS, PROMPT_TIMEOUT):
+        # (`ext(state).showdown`, inline: asked for every skill the bots and pages try)
+        data = state.ext
+        if isinstance(data, PinmingState) and data.knives is not None and cmd.skill not in _OPEN_IN_SHOWDOWN:
             return "拍刀环节进行中，讨论帖已关闭"
         return None
 
@@ -643,8 +683,16 @@ class Pinming(Ruleset):
         return None
 
     def votable(self, state: GameState) -> list[str]:
-        # `can_be_voted`, inline: asked for every voter
-        return [c.name for c in state.chars.values() if c.alive and not c.marks.get("feigned")]
+        # `can_be_voted`, inline, made once per day and out: asked for every voter. 装傻 (the
+        # only other change) comes at the day's 关门, after its votes
+        data = ext(state)
+        memo = data.votable_memo
+        outs = len(state.outs)
+        day = state.phase.ordinal
+        if memo[0] != outs or memo[1] != day:
+            names = tuple(c.name for c in state.chars.values() if c.alive and not c.marks.get("feigned"))
+            memo = data.votable_memo = (outs, day, names)
+        return list(memo[2])
 
     def vote_weight(self, state: GameState, voter: str) -> float:
         # 带队<强制> — 警长投出的票计为1.5票

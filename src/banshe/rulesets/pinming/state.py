@@ -20,6 +20,9 @@ class PinmingState(RulesetState):
     save: str | None = None  # 救药's target
     poison: str | None = None  # 毒药's target
     duel: list[str] = field(default_factory=list)  # who has agreed to 决战, in order
+    # -- not part of the position ------------------------------------------------------------
+    # `Pinming.votable`'s memo: (len(outs), phase ordinal) when made, the names
+    votable_memo: tuple[int, int, tuple[str, ...]] = field(default=(-1, -1, ()), repr=False, compare=False)
 
     def clone(self) -> PinmingState:
         return PinmingState(
