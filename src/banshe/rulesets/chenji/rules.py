@@ -617,37 +617,37 @@ def apply_sheet(state: GameState, cmd: Command) -> None:
 
 
 # -- night settlement --------------------------------------------------------------------------
-def on_stage_closed(state: GameState, stage: int) -> None:
-    stage_id = NIGHT_STAGES[stage].id
-    if stage_id == "2215":
-        data = ext(state)
-        voided = _withered(state)
-        faith = data.tonight.get(GUARD_FAITH, (None, None))[1]
-        for skill in (CHECK, TIANYAN):
-            if skill not in data.tonight:
-                continue
-            actor, target = data.tonight[skill]
-            if skill == TIANYAN and actor == voided:
-                continue  # 摇落: 天眼 voided
-            if target == faith:
-                result = "免疫"  # 卫道
-                data.stats.faith_blocks += 1
-            else:
-                result = check_result(state, target)
-            feedback(state, actor, "预言", target, result, f"你预言了{target}：{result}。")
-            data.stats.checks.append(CheckRecord(state.phase.number, actor, skill, target, result))
-        # 通灵<锁定技> — 会得知当晚被指杀的目标 (every 杀人/撕咬 target, guarded or not)
-        for witch in state.with_role(WITCH):
-            if witch.alive and witch.has_charge(SPIRIT):
-                targets = list(dict.fromkeys(t for s, _a, t in data.order if s in (KILL, BITE)))
-                feedback(
-                    state,
-                    witch.name,
-                    "通灵",
-                    None,
-                    targets,
-                    "今晚被指杀的角色：" + ("、".join(targets) if targets else "无") + "。",
-                )
+def close_checks(state: GameState) -> None:
+    """22:15 closes (特权行使时间: 预言家【预言】、沉寂的先知者【天眼】…22:15之前): the 预言/天眼 results,
+    then the 女巫's 【通灵】 (the 女巫 acts by 22:30 knowing tonight's 指杀 targets)."""
+    data = ext(state)
+    voided = _withered(state)
+    faith = data.tonight.get(GUARD_FAITH, (None, None))[1]
+    for skill in (CHECK, TIANYAN):
+        if skill not in data.tonight:
+            continue
+        actor, target = data.tonight[skill]
+        if skill == TIANYAN and actor == voided:
+            continue  # 摇落: 天眼 voided
+        if target == faith:
+            result = "免疫"  # 卫道
+            data.stats.faith_blocks += 1
+        else:
+            result = check_result(state, target)
+        feedback(state, actor, "预言", target, result, f"你预言了{target}：{result}。")
+        data.stats.checks.append(CheckRecord(state.phase.number, actor, skill, target, result))
+    # 通灵<锁定技> — 会得知当晚被指杀的目标 (every 杀人/撕咬 target, guarded or not)
+    for witch in state.with_role(WITCH):
+        if witch.alive and witch.has_charge(SPIRIT):
+            targets = list(dict.fromkeys(t for s, _a, t in data.order if s in (KILL, BITE)))
+            feedback(
+                state,
+                witch.name,
+                "通灵",
+                None,
+                targets,
+                "今晚被指杀的角色：" + ("、".join(targets) if targets else "无") + "。",
+            )
 
 
 def _withered(state: GameState) -> str | None:
@@ -1101,20 +1101,16 @@ def _wolves_win(state: GameState) -> str | None:
 
 
 # -- stages, skills, the ruleset ---------------------------------------------------------------
+# 特权行使时间: each night skill names the stage whose deadline it keeps (`SkillSpec.stage`); 22:15
+# carries what flows once it closes (预言 results, 通灵)
 NIGHT_STAGES = (
-    NightStage("2145", "守卫行动", frozenset({SHIELD, MUTE}), deadline="21:45"),
+    NightStage("2145", "守卫行动", deadline="21:45"),
+    NightStage("2200", "吹笛者与修女卫道", deadline="22:00"),
     NightStage(
-        "2200", "吹笛者与修女卫道", frozenset({PIPE, HEARTBREAK, WITHER, FINALE, GUARD_FAITH}), deadline="22:00"
+        "2215", "预言、天眼、弄权、诽谤、杀人、撕咬", opens_with_night=False, deadline="22:15", on_close=close_checks
     ),
-    NightStage(
-        "2215",
-        "预言、天眼、弄权、诽谤、杀人、撕咬",
-        frozenset({CHECK, TIANYAN, POWER, SLANDER, KILL, BITE}),
-        opens_with_night=False,
-        deadline="22:15",
-    ),
-    NightStage("2230", "女巫行动", frozenset({ANTIDOTE, POISON}), opens_with_night=False, deadline="22:30"),
-    NightStage("2245", "纯真与救赎", frozenset({PURE, REDEEM}), opens_with_night=False, deadline="22:45"),
+    NightStage("2230", "女巫行动", opens_with_night=False, deadline="22:30"),
+    NightStage("2245", "纯真与救赎", opens_with_night=False, deadline="22:45"),
 )
 
 _N = frozenset({NIGHT})
@@ -1132,23 +1128,23 @@ SKILLS = {
     for s in (
         SkillSpec(ARROW, "爱神之箭", frozenset({START}), MANY_TARGETS, check_arrow, apply_arrow),
         SkillSpec(REJOIN, "归群", frozenset({START}), NO_TARGET, check_rejoin, apply_rejoin),
-        SkillSpec(CHECK, "预言", _N, ONE_TARGET, check_check, apply_record),
-        SkillSpec(TIANYAN, "天眼", _N, ONE_TARGET, check_tianyan, apply_tianyan),
-        SkillSpec(ANTIDOTE, "解药", _N, ONE_TARGET, check_antidote, apply_spend),
-        SkillSpec(POISON, "毒药", _N, ONE_TARGET, check_poison, apply_spend),
-        SkillSpec(SHIELD, "守护之盾", _N, ONE_TARGET, check_shield, apply_targeted_once),
-        SkillSpec(MUTE, "隔音之盾", _N, ONE_TARGET, check_mute, apply_targeted_once),
-        SkillSpec(POWER, "弄权", _N, ONE_TARGET, check_power, apply_spend),
-        SkillSpec(PURE, "纯真", _N, ONE_TARGET, check_pure, apply_spend),
-        SkillSpec(SLANDER, "诽谤", _N, ONE_TARGET, check_slander, apply_record),
-        SkillSpec(KILL, "杀人", _N, ONE_TARGET, check_kill, apply_record, audience="group:wolves"),
-        SkillSpec(BITE, "撕咬", _N, ONE_TARGET, check_bite, apply_bite),
-        SkillSpec(PIPE, "吹笛", _N, ONE_TARGET, check_pipe, apply_record),
-        SkillSpec(HEARTBREAK, "断肠", _N, ONE_TARGET, check_heartbreak, apply_heartbreak),
-        SkillSpec(WITHER, "摇落", _N, ONE_TARGET, check_wither, apply_spend),
-        SkillSpec(FINALE, "曲尽", _N, ONE_TARGET, check_finale, apply_record),
-        SkillSpec(GUARD_FAITH, "卫道", _N, ONE_TARGET, check_faith, apply_targeted_once),
-        SkillSpec(REDEEM, "救赎", _N, ONE_TARGET, check_redeem, apply_targeted_once),
+        SkillSpec(CHECK, "预言", _N, ONE_TARGET, check_check, apply_record, stage="2215"),
+        SkillSpec(TIANYAN, "天眼", _N, ONE_TARGET, check_tianyan, apply_tianyan, stage="2215"),
+        SkillSpec(ANTIDOTE, "解药", _N, ONE_TARGET, check_antidote, apply_spend, stage="2230"),
+        SkillSpec(POISON, "毒药", _N, ONE_TARGET, check_poison, apply_spend, stage="2230"),
+        SkillSpec(SHIELD, "守护之盾", _N, ONE_TARGET, check_shield, apply_targeted_once, stage="2145"),
+        SkillSpec(MUTE, "隔音之盾", _N, ONE_TARGET, check_mute, apply_targeted_once, stage="2145"),
+        SkillSpec(POWER, "弄权", _N, ONE_TARGET, check_power, apply_spend, stage="2215"),
+        SkillSpec(PURE, "纯真", _N, ONE_TARGET, check_pure, apply_spend, stage="2245"),
+        SkillSpec(SLANDER, "诽谤", _N, ONE_TARGET, check_slander, apply_record, stage="2215"),
+        SkillSpec(KILL, "杀人", _N, ONE_TARGET, check_kill, apply_record, audience="group:wolves", stage="2215"),
+        SkillSpec(BITE, "撕咬", _N, ONE_TARGET, check_bite, apply_bite, stage="2215"),
+        SkillSpec(PIPE, "吹笛", _N, ONE_TARGET, check_pipe, apply_record, stage="2200"),
+        SkillSpec(HEARTBREAK, "断肠", _N, ONE_TARGET, check_heartbreak, apply_heartbreak, stage="2200"),
+        SkillSpec(WITHER, "摇落", _N, ONE_TARGET, check_wither, apply_spend, stage="2200"),
+        SkillSpec(FINALE, "曲尽", _N, ONE_TARGET, check_finale, apply_record, stage="2200"),
+        SkillSpec(GUARD_FAITH, "卫道", _N, ONE_TARGET, check_faith, apply_targeted_once, stage="2200"),
+        SkillSpec(REDEEM, "救赎", _N, ONE_TARGET, check_redeem, apply_targeted_once, stage="2245"),
         SkillSpec(CONFESS, "忏悔", _D, ONE_TARGET, check_confess, apply_confess),
         SkillSpec(MARTYRDOM, "死节", _DN, NO_TARGET, check_martyrdom, apply_martyrdom, audience="public"),
         SkillSpec(STAB, "行刺", _D, ONE_TARGET, check_stab, apply_stab, audience="public"),
@@ -1248,9 +1244,6 @@ class Chenji(Ruleset):
                 state, "今天投票选举警长，不会有人因投票出局。", vote_out=False, no_night_outs="昨夜没有角色出局。"
             ),
         )
-
-    def on_stage_closed(self, state: GameState, stage: int) -> None:
-        on_stage_closed(state, stage)
 
     def settlement(self, state: GameState) -> list[tuple[Any, ...]]:
         kind = state.phase.kind
