@@ -42,6 +42,9 @@ from banshe.engine.ruleset import (
     Role,
     Ruleset,
     SkillSpec,
+    Task,
+    first_day,
+    later_day,
 )
 
 from .roles import (
@@ -1113,6 +1116,14 @@ NIGHT_STAGES = (
     NightStage("2245", "纯真与救赎", opens_with_night=False, deadline="22:45"),
 )
 
+# a phase's settlement as named steps (`Ruleset.settle`): 开局 — 归群, 爱神之箭 and the camps; a night —
+# in the rulings' order (`settle_night`); 第一天 — 竞岗, later days — the vote (半公开计票)
+SETTLE = {
+    START: (Task("start", settle_start),),
+    NIGHT: (Task("night", settle_night),),
+    DAY: (Task("election", elect, when=first_day), Task("vote", resolve_vote, when=later_day)),
+}
+
 _N = frozenset({NIGHT})
 _D = frozenset({DAY})
 _DN = frozenset({DAY, NIGHT})
@@ -1245,27 +1256,6 @@ class Chenji(Ruleset):
             ),
         )
 
-    def settlement(self, state: GameState) -> list[tuple[Any, ...]]:
-        kind = state.phase.kind
-        if kind == START:
-            return [("start",)]
-        if kind == NIGHT:
-            return [("night",)]
-        return [("election",)] if state.phase.number == 1 else [("vote",)]
-
-    def run_task(self, state: GameState, task: tuple[Any, ...]) -> None:
-        name = task[0]
-        if name == "start":
-            settle_start(state)
-        elif name == "night":
-            settle_night(state)
-        elif name == "election":
-            elect(state)
-        elif name == "vote":
-            resolve_vote(state)
-        else:
-            raise ValueError(name)
-
     def on_out(self, state: GameState, name: str, cause: str) -> None:
         on_out(state, name, cause)
 
@@ -1376,6 +1366,7 @@ CHENJI = Chenji(
     status_names=STATUS_NAMES,
     skill_aliases={"救药": "解药", "神圣之盾": "守护之盾", "吹笛者": "吹笛"},
     night_stages=NIGHT_STAGES,
+    settle=SETTLE,
     options={
         OPTION_COINS: OptionSpec(
             OPTION_COINS, 10000, "全体演员竞拍角色所出金币之和，按成就点数分配（默认取疑问解答第8条的示例10000）。"
