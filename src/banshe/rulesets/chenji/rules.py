@@ -865,10 +865,12 @@ def _heir_candidates(state: GameState, kind: str, dead: str) -> list[str]:
     ]
 
 
-def _knows_heirs(state: GameState, kind: str, dead: str) -> bool:
-    """Whether the one naming the heir knows who may inherit: a 狼人阵营 黑狼 knows the 狼群; the
-    替罪羊 does not know who is a 良民, nor does a 情侣阵营 黑狼 know the wolves (不与其他狼人互知)."""
-    return kind != "scapegoat" and dead in state.groups.get(WOLF_GROUP, ())
+def _knows_wolves(state: GameState, namer: str) -> bool:
+    """Whether the one naming an heir knows who may inherit: a 狼群 member (the 狼人阵营 黑狼 or its
+    heir, naming the next holder of 【杀人】) knows the wolves. The 替罪羊 (or a 良民 holding 【冤死】)
+    is never in the 狼群 and does not know who is a 良民, nor does a 情侣阵营 黑狼 know the wolves
+    (不与其他狼人互知)."""
+    return namer in state.groups.get(WOLF_GROUP, ())
 
 
 def _name_heir(state: GameState, kind: str, dead: str, named: str) -> None:
@@ -896,53 +898,74 @@ def _set_heir(state: GameState, kind: str, heir: str | None) -> None:
             notice(state, heir, "你获得了【杀人】。")
 
 
-def check_answer(state: GameState, prompt: Prompt, cmd: Command) -> None:
-    """Every refusal of an answer (nothing after these checks refuses); changes nothing."""
-    if prompt.skill == SHOOT:
-        target = cmd.targets[0]
-        if target == cmd.actor:
-            raise IllegalCommand("最后一枪需要选择一名其他角色")
-    elif prompt.skill == SUCCEED:
-        target = cmd.targets[0]
-        if target == cmd.actor or not state.is_alive(target):
-            raise IllegalCommand("殉职须选择一名未出局的其他角色继任警长")
-    elif prompt.skill == HEIR:
-        kind = prompt.get("kind")
-        target = cmd.targets[0]
-        if target == cmd.actor or not state.is_alive(target):
-            raise IllegalCommand("指认须选择一名未出局的其他角色")
-        if _knows_heirs(state, kind, cmd.actor) and target not in _heir_candidates(state, kind, cmd.actor):
-            raise IllegalCommand(f"{target}不能被指认：须指认一名未出局的狼人阵营狼人")
+# -- the prompt skills: 最后一枪, 殉职, 指认, 装傻 ---------------------------------------------------
+# Each one's `check` holds every refusal of an answer and changes nothing; `answer` applies an
+# accepted answer, `on_timeout` what happens when none comes in time.
+def check_shoot(state: GameState, cmd: Command) -> None:
+    # 最后一枪 — 当你出局后，你可以选择一名其他角色，对其开枪。该角色立即出局。无反馈。
+    if cmd.targets[0] == cmd.actor:
+        raise IllegalCommand("最后一枪需要选择一名其他角色")
 
 
-def answer_prompt(state: GameState, prompt: Prompt, cmd: Command) -> None:
-    check_answer(state, prompt, cmd)
-    if prompt.skill == SHOOT:
-        target = cmd.targets[0]
-        state.char(cmd.actor).spend(SHOOT)
-        if state.char(target).role in WOLVES or state.char(target).role == PIPER:
-            ext(state).stats.hunter_hit = True
-        put_out(state, target, "最后一枪")
-    elif prompt.skill == SUCCEED:
-        change_sheriff(state, cmd.targets[0])
-    elif prompt.skill == HEIR:
-        _name_heir(state, prompt.get("kind"), cmd.actor, cmd.targets[0])
-    elif prompt.skill == FEIGN:
-        if cmd.answer:
-            _feign(state, cmd.actor)
-        else:
-            _vote_out(state, cmd.actor)
+def answer_shoot(state: GameState, prompt: Prompt, cmd: Command) -> None:
+    target = cmd.targets[0]
+    state.char(cmd.actor).spend(SHOOT)
+    if state.char(target).role in WOLVES or state.char(target).role == PIPER:
+        ext(state).stats.hunter_hit = True
+    put_out(state, target, "最后一枪")  # (not taken in time: no shot, so no `on_timeout`)
 
 
-def prompt_default(state: GameState, prompt: Prompt) -> None:
-    if prompt.skill == SUCCEED:
-        # 殉职: 须选择 — no answer: a random alive character (rulings)
-        successor = draw(state, "警长继任者", [n for n in state.order if state.is_alive(n)])
-        change_sheriff(state, successor)
-    elif prompt.skill == HEIR:
-        _default_heir(state, prompt.get("kind"), prompt.actor)
-    elif prompt.skill == FEIGN:
-        _vote_out(state, prompt.actor)  # 装傻 not used
+def check_succeed(state: GameState, cmd: Command) -> None:
+    # 殉职<锁定技> — 警长出局后，须选择一名未出局的角色来继任警长
+    target = cmd.targets[0]
+    if target == cmd.actor or not state.is_alive(target):
+        raise IllegalCommand("殉职须选择一名未出局的其他角色继任警长")
+
+
+def answer_succeed(state: GameState, prompt: Prompt, cmd: Command) -> None:
+    change_sheriff(state, cmd.targets[0])
+
+
+def succeed_lapses(state: GameState, prompt: Prompt) -> None:
+    # 殉职: 须选择 — no answer: a random alive character (rulings)
+    successor = draw(state, "警长继任者", [n for n in state.order if state.is_alive(n)])
+    change_sheriff(state, successor)
+
+
+def check_heir(state: GameState, cmd: Command) -> None:
+    # 指认 — 冤死: 替罪羊需指认一名良民获得该技能; 杀人: 若黑狼出局，黑狼需指认一名狼人获得该技能
+    target = cmd.targets[0]
+    if target == cmd.actor or not state.is_alive(target):
+        raise IllegalCommand("指认须选择一名未出局的其他角色")
+    # a namer who knows the wolves is refused a non-wolf; anyone else's choice is settled by
+    # `_name_heir` (refusing it would tell him who is a 良民 / a wolf)
+    if _knows_wolves(state, cmd.actor) and target not in _heir_candidates(state, "killer", cmd.actor):
+        raise IllegalCommand(f"{target}不能被指认：须指认一名未出局的狼人阵营狼人")
+
+
+def answer_heir(state: GameState, prompt: Prompt, cmd: Command) -> None:
+    _name_heir(state, prompt.get("kind"), cmd.actor, cmd.targets[0])
+
+
+def heir_lapses(state: GameState, prompt: Prompt) -> None:
+    _default_heir(state, prompt.get("kind"), prompt.actor)
+
+
+def check_feign(state: GameState, cmd: Command) -> None:
+    # 装傻 — 当你因投票而即将出局时，可以发动此技能避免出局: 是 or 否, both accepted
+    return None
+
+
+def answer_feign(state: GameState, prompt: Prompt, cmd: Command) -> None:
+    if cmd.answer:
+        _feign(state, cmd.actor)
+    else:
+        _vote_out(state, cmd.actor)
+
+
+def feign_lapses(state: GameState, prompt: Prompt) -> None:
+    # 如白痴即将出局，需在21:40之前决定是否发动【装傻】: not decided in time — 装傻 not used
+    _vote_out(state, prompt.actor)
 
 
 def _feign(state: GameState, name: str) -> None:
@@ -1130,8 +1153,8 @@ _DN = frozenset({DAY, NIGHT})
 _ANY = frozenset({START, DAY, NIGHT})
 
 
-def _no_check(state: GameState, cmd: Command) -> None:
-    return None
+def _by_answer(state: GameState, cmd: Command) -> None:
+    """A prompt skill's `apply`, never run: the engine applies an answer with the skill's `answer`."""
 
 
 SKILLS = {
@@ -1160,10 +1183,52 @@ SKILLS = {
         SkillSpec(MARTYRDOM, "死节", _DN, NO_TARGET, check_martyrdom, apply_martyrdom, audience="public"),
         SkillSpec(STAB, "行刺", _D, ONE_TARGET, check_stab, apply_stab, audience="public"),
         SkillSpec(MISSION, "出使", _DN, FREE_TEXT, check_mission, apply_mission, refuses=not_envoy),
-        SkillSpec(SHOOT, "最后一枪", _ANY, ONE_TARGET, _no_check, _no_check, prompt=True, actor_may_be_out=True),
-        SkillSpec(SUCCEED, "殉职", _ANY, ONE_TARGET, _no_check, _no_check, prompt=True, actor_may_be_out=True),
-        SkillSpec(HEIR, "指认", _ANY, ONE_TARGET, _no_check, _no_check, prompt=True, actor_may_be_out=True),
-        SkillSpec(FEIGN, "装傻", _ANY, YES_NO, _no_check, _no_check, prompt=True),
+        SkillSpec(
+            SHOOT,
+            "最后一枪",
+            _ANY,
+            ONE_TARGET,
+            check_shoot,
+            _by_answer,
+            prompt=True,
+            actor_may_be_out=True,
+            answer=answer_shoot,
+        ),
+        SkillSpec(
+            SUCCEED,
+            "殉职",
+            _ANY,
+            ONE_TARGET,
+            check_succeed,
+            _by_answer,
+            prompt=True,
+            actor_may_be_out=True,
+            answer=answer_succeed,
+            on_timeout=succeed_lapses,
+        ),
+        SkillSpec(
+            HEIR,
+            "指认",
+            _ANY,
+            ONE_TARGET,
+            check_heir,
+            _by_answer,
+            prompt=True,
+            actor_may_be_out=True,
+            answer=answer_heir,
+            on_timeout=heir_lapses,
+        ),
+        SkillSpec(
+            FEIGN,
+            "装傻",
+            _ANY,
+            YES_NO,
+            check_feign,
+            _by_answer,
+            prompt=True,
+            answer=answer_feign,
+            on_timeout=feign_lapses,
+        ),
         last_words_skill(),
         SkillSpec(
             PREDICT,
@@ -1272,16 +1337,6 @@ class Chenji(Ruleset):
         told = [*pair, *(c.name for c in state.alive() if c.camp == WOLF and c.name not in pair)]
         for n in told:
             feedback(state, n, "遗志", None, None, "狼人阵营判负，情侣获得【杀人】。")
-
-    def answer_prompt(self, state: GameState, prompt: Prompt, cmd: Command) -> None:
-        answer_prompt(state, prompt, cmd)
-
-    def check_answer(self, state: GameState, prompt: Prompt, cmd: Command) -> bool:
-        check_answer(state, prompt, cmd)
-        return True
-
-    def prompt_default(self, state: GameState, prompt: Prompt) -> None:
-        prompt_default(state, prompt)
 
     def can_vote(self, state: GameState, voter: str) -> str | None:
         if FAKE_DEATH in state.char(voter).statuses:
