@@ -1297,6 +1297,7 @@ class Chenji(Ruleset):
         return ROLE_ALIASES.get(name) or super().role_id(name)
 
     def deal(self, count: int, rng: random.Random) -> list[str]:
+        # 游戏开始前，将在10个普通身份中抽选出6个 (and 20 to 30 characters): no fixed `deck`
         return deal(count, rng)
 
     def validate_roles(self, roles: Any) -> None:
