@@ -13,6 +13,7 @@ import pytest
 from banshe.demo import DEMO_NAMES, run_demo
 from banshe.engine import Command, Event, GameState, IllegalCommand, apply_in_place, replay
 from banshe.engine.commands import CLOSE_PHASE, DEDUCT, DIRECTOR
+from banshe.engine.ruleset import Ruleset
 from banshe.rulesets import find_ruleset, new_game
 from banshe.rulesets.chenji import is_allowed_mad_post
 from banshe.rulesets.chenji.achievements import PostGame, best_of_families, compute_awards, settle
@@ -34,6 +35,32 @@ def test_ruleset_is_found_by_every_name() -> None:
         assert find_ruleset(name).id == "chenji"
     rs = find_ruleset("chenji")
     assert rs.role_id("爱神") == "cupid" and rs.role_id("使者") == "envoy" and rs.role_id("吹笛") == "piper"
+
+
+def test_the_declarations_carry_stages_settlement_and_the_prompts() -> None:
+    # 特权行使时间: each night skill names its stage; 22:15 closes with the 预言 results and 通灵
+    rs = find_ruleset("chenji")
+    assert [sorted(st.skills) for st in rs.night_stages] == [
+        ["mute", "shield"],
+        ["finale", "guard_faith", "heartbreak", "pipe", "wither"],
+        ["bite", "check", "kill", "power", "slander", "tianyan"],
+        ["antidote", "poison"],
+        ["pure", "redeem"],
+    ]
+    assert [st.on_close is not None for st in rs.night_stages] == [False, False, True, False, False]
+    assert {kind: [t.name for t in tasks] for kind, tasks in rs.settle.items()} == {
+        "start": ["start"],
+        "night": ["night"],
+        "day": ["election", "vote"],
+    }
+    # every prompt skill declares its answer; 最后一枪 alone does nothing when it is not answered
+    prompts = {sid: spec for sid, spec in rs.skills.items() if spec.prompt}
+    assert sorted(prompts) == ["feign", "heir", "shoot", "succeed"]
+    assert all(spec.answer is not None for spec in prompts.values())
+    assert [sid for sid, spec in prompts.items() if spec.on_timeout is None] == ["shoot"]
+    # nothing is left on the hooks the declarations replace
+    for hook in ("on_stage_closed", "settlement", "run_task", "answer_prompt", "check_answer", "prompt_default"):
+        assert getattr(type(rs), hook) is getattr(Ruleset, hook), hook
 
 
 @pytest.mark.parametrize("count", range(20, 31))

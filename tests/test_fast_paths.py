@@ -1,7 +1,8 @@
 """The engine's fast paths give exactly what the plain ones gave.
 
 `legal_commands` checks the actor/skill once per skill and the candidates without raising; a
-ruleset's `check_answer` replaces running `answer_prompt` on a copy; `GameState.clone` copies
+prompt skill's `check` alone refuses an answer (the engine no longer runs `answer_prompt` on a
+copy first, so it must hold every refusal the answer could make); `GameState.clone` copies
 plain data without `copy.deepcopy`. Each is compared here with the plain version, at every
 position of random games of every ruleset; and the random games themselves (winners, outs,
 accepted commands) must stay those recorded before the fast paths.
@@ -78,7 +79,7 @@ def probe_refuses(state: GameState, cmd: Command) -> bool:
 def check_refuses(state: GameState, cmd: Command) -> bool:
     rs = get_ruleset(state.ruleset)
     try:
-        assert rs.check_answer(state, state.prompts[0], cmd)
+        rs.check_answer(state, state.prompts[0], cmd)
     except IllegalCommand:
         return True
     return False

@@ -163,3 +163,14 @@ def test_pinming_settlement_is_its_declared_steps() -> None:
     to_day(state, 2)
     assert PINMING.settlement(state) == [("showdown_lapse",), ("vote",), ("red_cards",)]
     assert [sorted(st.skills) for st in PINMING.night_stages] == [["check"], ["kill"], ["antidote", "poison"]]
+
+
+@pytest.mark.parametrize("ruleset", ["pinming", "chenji", "ganran"])
+def test_no_ruleset_overrides_what_reads_its_declarations(ruleset: str) -> None:
+    # stages' on_close, settle steps and prompt skills' check/answer/on_timeout are read by these
+    rs = find_ruleset(ruleset)
+    for reader in ("on_stage_closed", "settlement", "run_task", "answer_prompt", "check_answer", "prompt_default"):
+        assert getattr(type(rs), reader) is getattr(Ruleset, reader), reader
+    # every prompt a player can answer declares its answer (品茗's 装傻 refuses every answer)
+    unanswered = [sid for sid, spec in rs.skills.items() if spec.prompt and spec.answer is None]
+    assert unanswered == (["feign"] if ruleset == "pinming" else [])

@@ -389,30 +389,17 @@ def validate(state: GameState, rs: Ruleset, cmd: Command) -> Any:
         if head is None or head.actor != cmd.actor or head.skill != cmd.skill:
             raise IllegalCommand(f"{cmd.actor}当前没有需要回应的<{spec.name}>", "no_prompt")
         _check_shape(state, spec.name, spec.shape, cmd, spec.targets_may_be_out)
+        # the skill's `check` holds every refusal of an answer and changes nothing
+        spec.check(state, cmd)
         declared = spec.answer
-        if declared is not None:
-            # a declared answer: its skill's `check` holds every refusal and changes nothing
-            spec.check(state, cmd)
-
-            def answer_declared() -> None:
-                state.prompts.pop(0)
-                state.prompt_raised = False
-                declared(state, head, cmd)
-
-            return answer_declared
+        if declared is None:
+            raise NotImplementedError(f"{rs.name}: the prompt skill {spec.id} declares no answer")
 
         def answer() -> None:
             state.prompts.pop(0)
             state.prompt_raised = False
-            rs.answer_prompt(state, head, cmd)
+            declared(state, head, cmd)
 
-        if not rs.check_answer(state, head, cmd):
-            # answer_prompt checks before it changes anything; without the ruleset's own
-            # side-effect-free check, run it on a copy first to be sure
-            probe = state.clone()
-            probe.prompts.pop(0)
-            with contextlib.suppress(GameEnded):
-                rs.answer_prompt(probe, head, cmd)
         return answer
     if not actor.alive and not spec.actor_may_be_out:
         raise IllegalCommand(f"{cmd.actor}已出局，不能发动<{spec.name}>", "actor_out")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, final
 
 from .commands import Command
 from .model import GameState, Prompt, RulesetState
@@ -47,7 +47,7 @@ class NightStage:
     opens_with_night: bool = True
     deadline: str = ""
     # what flows once the stage closes (预言's result, the 女巫's 通灵); None: nothing. The
-    # default `Ruleset.on_stage_closed` runs it
+    # engine runs it (`Ruleset.on_stage_closed`)
     on_close: Settle | None = None
 
 
@@ -107,8 +107,9 @@ class SkillSpec:
     `answer(state, prompt, cmd)`, run once `check` has accepted the answer (`check` holds every
     refusal of an answer and changes nothing; the answered prompt is no longer at the head of
     `state.prompts` when `answer` runs), and `on_timeout(state, prompt)`, what happens when it
-    is not answered in time (None: nothing). A prompt skill without `answer` is left to the
-    ruleset's `answer_prompt` / `check_answer` / `prompt_default` hooks.
+    is not answered in time (None: nothing). Its `apply` is never run. Only a prompt skill
+    whose `check` refuses every answer may leave `answer` out (品茗's 装傻, settled by the
+    director).
 
     A one-target skill may declare its `candidates(state, actor)`: in seating order, exactly the
     targets `check` accepts once it accepts the actor at all (its other refusals do not depend
@@ -169,7 +170,10 @@ RowsKey = tuple[str, int, bool, bool, str]
 
 @dataclass
 class Ruleset:
-    """Base class: a ruleset package subclasses this and registers one instance."""
+    """A ruleset: a declaration (roles, skills, night stages, settlement steps, win and loss
+    conditions …), made as `Ruleset(...)` or as a subclass that also overrides the hooks below
+    for what is not data yet; a ruleset package registers one instance. The methods marked
+    `final` read the declarations for the engine and are never overridden."""
 
     id: str = ""
     name: str = ""
@@ -184,7 +188,7 @@ class Ruleset:
     skill_aliases: Mapping[str, str] = field(default_factory=dict)
     night_stages: tuple[NightStage, ...] = ()
     # a phase's settlement as named steps, by phase kind (开局/第N天/第N夜's `Phase.kind`); the
-    # default `settlement`/`run_task` read it. A ruleset without it writes those two hooks.
+    # engine reads it (`settlement`, `run_task`). A kind without steps settles nothing.
     settle: Mapping[str, tuple[Task, ...]] = field(default_factory=dict)
     # the standard deal (role ids, one per seat) of the default `deal`; () : `deal` is written
     deck: tuple[str, ...] = ()
@@ -312,6 +316,53 @@ class Ruleset:
         once per skill)."""
         return self.stage_of(cmd.skill)
 
+    # -- the declarations, read for the engine (final: a ruleset declares, never overrides) ---
+    @final
+    def on_stage_closed(self, state: GameState, stage: int) -> None:
+        """What flows once night stage `stage` closes (通灵 …): the stage's declared `on_close`."""
+        close = self.night_stages[stage].on_close
+        if close is not None:
+            close(state)
+
+    @final
+    def settlement(self, state: GameState) -> list[tuple[Any, ...]]:
+        """The tasks that settle the current phase once it is closed, in order: the declared
+        `settle` steps of the phase's kind whose `when` holds, as `(name,)`."""
+        return [(t.name,) for t in self.settle.get(state.phase.kind, ()) if t.when is None or t.when(state)]
+
+    @final
+    def run_task(self, state: GameState, task: tuple[Any, ...]) -> None:
+        """Settle one agenda task: the declared `settle` step of that name."""
+        run = self.task_table.get(task[0])
+        if run is None:
+            raise NotImplementedError(task[0])
+        run(state)
+
+    @final
+    def answer_prompt(self, state: GameState, prompt: Prompt, cmd: Command) -> None:
+        """Check and apply the answer to `prompt` (raise IllegalCommand to refuse it): the
+        skill's declared `check`, then its `answer` (`apply_legal`; `validate` checks the answer
+        itself and applies it with `answer` alone)."""
+        spec = self.skills.get(prompt.skill)
+        if spec is None or spec.answer is None:
+            raise NotImplementedError(prompt.skill)
+        spec.check(state, cmd)
+        spec.answer(state, prompt, cmd)
+
+    @final
+    def check_answer(self, state: GameState, prompt: Prompt, cmd: Command) -> None:
+        """Raise IllegalCommand when `cmd` may not answer `prompt`, changing nothing: the
+        skill's declared `check`, which holds every refusal of an answer."""
+        self.skills[prompt.skill].check(state, cmd)
+
+    @final
+    def prompt_default(self, state: GameState, prompt: Prompt) -> None:
+        """What happens when `prompt` is not answered in time: the skill's declared `on_timeout`
+        (none: nothing)."""
+        spec = self.skills.get(prompt.skill)
+        if spec is not None and spec.on_timeout is not None:
+            spec.on_timeout(state, prompt)
+
     # -- hooks (overridden by rulesets) -----------------------------------------------------
     def gate(self, state: GameState, cmd: Command) -> str | None:
         """A reason to refuse every command for now (拍刀环节 closes the thread), or None."""
@@ -344,58 +395,11 @@ class Ruleset:
     def on_phase_start(self, state: GameState) -> None:
         """Day-start 公示 and per-phase resets."""
 
-    def on_stage_closed(self, state: GameState, stage: int) -> None:
-        """Information that flows once a night stage closes (通灵 …); by default the stage's
-        declared `on_close`."""
-        close = self.night_stages[stage].on_close
-        if close is not None:
-            close(state)
-
-    def settlement(self, state: GameState) -> list[tuple[Any, ...]]:
-        """The tasks that settle the current phase once it is closed, in order; by default the
-        declared `settle` steps of the phase's kind whose `when` holds, as `(name,)`."""
-        return [(t.name,) for t in self.settle.get(state.phase.kind, ()) if t.when is None or t.when(state)]
-
-    def run_task(self, state: GameState, task: tuple[Any, ...]) -> None:
-        """Settle one agenda task; by default the declared `settle` step of that name."""
-        run = self.task_table.get(task[0])
-        if run is None:
-            raise NotImplementedError(task[0])
-        run(state)
-
     def on_out(self, state: GameState, name: str, cause: str) -> None:
         """Triggers of an out: 殉情, prompts (最后一枪, 殉职), 遗言 rights."""
 
     def on_camp_lost(self, state: GameState, camp: str) -> None:
         """A camp has just been judged lost (before the win conditions are checked)."""
-
-    def answer_prompt(self, state: GameState, prompt: Prompt, cmd: Command) -> None:
-        """Check and apply the answer to `prompt` (raise IllegalCommand to refuse it); by
-        default the skill's declared `check`, then its `answer`."""
-        spec = self.skills.get(prompt.skill)
-        if spec is None or spec.answer is None:
-            raise NotImplementedError(prompt.skill)
-        spec.check(state, cmd)
-        spec.answer(state, prompt, cmd)
-
-    def check_answer(self, state: GameState, prompt: Prompt, cmd: Command) -> bool:
-        """Raise IllegalCommand when `cmd` may not answer `prompt`, changing nothing, and return
-        True. A ruleset overrides this only when these are all of `answer_prompt`'s refusals
-        (it calls them first; nothing it runs afterwards raises IllegalCommand). By default: a
-        skill with a declared `answer` runs its `check` and returns True; otherwise False, and
-        the engine runs `answer_prompt` on a copy of the state to find out."""
-        spec = self.skills.get(prompt.skill)
-        if spec is None or spec.answer is None:
-            return False
-        spec.check(state, cmd)
-        return True
-
-    def prompt_default(self, state: GameState, prompt: Prompt) -> None:
-        """What happens when `prompt` is not answered in time; by default the skill's declared
-        `on_timeout` (none: nothing)."""
-        spec = self.skills.get(prompt.skill)
-        if spec is not None and spec.on_timeout is not None:
-            spec.on_timeout(state, prompt)
 
     def can_vote(self, state: GameState, voter: str) -> str | None:
         return None

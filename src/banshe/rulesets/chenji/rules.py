@@ -42,6 +42,9 @@ from banshe.engine.ruleset import (
     Role,
     Ruleset,
     SkillSpec,
+    Task,
+    first_day,
+    later_day,
 )
 
 from .roles import (
@@ -617,37 +620,37 @@ def apply_sheet(state: GameState, cmd: Command) -> None:
 
 
 # -- night settlement --------------------------------------------------------------------------
-def on_stage_closed(state: GameState, stage: int) -> None:
-    stage_id = NIGHT_STAGES[stage].id
-    if stage_id == "2215":
-        data = ext(state)
-        voided = _withered(state)
-        faith = data.tonight.get(GUARD_FAITH, (None, None))[1]
-        for skill in (CHECK, TIANYAN):
-            if skill not in data.tonight:
-                continue
-            actor, target = data.tonight[skill]
-            if skill == TIANYAN and actor == voided:
-                continue  # 摇落: 天眼 voided
-            if target == faith:
-                result = "免疫"  # 卫道
-                data.stats.faith_blocks += 1
-            else:
-                result = check_result(state, target)
-            feedback(state, actor, "预言", target, result, f"你预言了{target}：{result}。")
-            data.stats.checks.append(CheckRecord(state.phase.number, actor, skill, target, result))
-        # 通灵<锁定技> — 会得知当晚被指杀的目标 (every 杀人/撕咬 target, guarded or not)
-        for witch in state.with_role(WITCH):
-            if witch.alive and witch.has_charge(SPIRIT):
-                targets = list(dict.fromkeys(t for s, _a, t in data.order if s in (KILL, BITE)))
-                feedback(
-                    state,
-                    witch.name,
-                    "通灵",
-                    None,
-                    targets,
-                    "今晚被指杀的角色：" + ("、".join(targets) if targets else "无") + "。",
-                )
+def close_checks(state: GameState) -> None:
+    """22:15 closes (特权行使时间: 预言家【预言】、沉寂的先知者【天眼】…22:15之前): the 预言/天眼 results,
+    then the 女巫's 【通灵】 (the 女巫 acts by 22:30 knowing tonight's 指杀 targets)."""
+    data = ext(state)
+    voided = _withered(state)
+    faith = data.tonight.get(GUARD_FAITH, (None, None))[1]
+    for skill in (CHECK, TIANYAN):
+        if skill not in data.tonight:
+            continue
+        actor, target = data.tonight[skill]
+        if skill == TIANYAN and actor == voided:
+            continue  # 摇落: 天眼 voided
+        if target == faith:
+            result = "免疫"  # 卫道
+            data.stats.faith_blocks += 1
+        else:
+            result = check_result(state, target)
+        feedback(state, actor, "预言", target, result, f"你预言了{target}：{result}。")
+        data.stats.checks.append(CheckRecord(state.phase.number, actor, skill, target, result))
+    # 通灵<锁定技> — 会得知当晚被指杀的目标 (every 杀人/撕咬 target, guarded or not)
+    for witch in state.with_role(WITCH):
+        if witch.alive and witch.has_charge(SPIRIT):
+            targets = list(dict.fromkeys(t for s, _a, t in data.order if s in (KILL, BITE)))
+            feedback(
+                state,
+                witch.name,
+                "通灵",
+                None,
+                targets,
+                "今晚被指杀的角色：" + ("、".join(targets) if targets else "无") + "。",
+            )
 
 
 def _withered(state: GameState) -> str | None:
@@ -862,10 +865,12 @@ def _heir_candidates(state: GameState, kind: str, dead: str) -> list[str]:
     ]
 
 
-def _knows_heirs(state: GameState, kind: str, dead: str) -> bool:
-    """Whether the one naming the heir knows who may inherit: a 狼人阵营 黑狼 knows the 狼群; the
-    替罪羊 does not know who is a 良民, nor does a 情侣阵营 黑狼 know the wolves (不与其他狼人互知)."""
-    return kind != "scapegoat" and dead in state.groups.get(WOLF_GROUP, ())
+def _knows_wolves(state: GameState, namer: str) -> bool:
+    """Whether the one naming an heir knows who may inherit: a 狼群 member (the 狼人阵营 黑狼 or its
+    heir, naming the next holder of 【杀人】) knows the wolves. The 替罪羊 (or a 良民 holding 【冤死】)
+    is never in the 狼群 and does not know who is a 良民, nor does a 情侣阵营 黑狼 know the wolves
+    (不与其他狼人互知)."""
+    return namer in state.groups.get(WOLF_GROUP, ())
 
 
 def _name_heir(state: GameState, kind: str, dead: str, named: str) -> None:
@@ -893,53 +898,74 @@ def _set_heir(state: GameState, kind: str, heir: str | None) -> None:
             notice(state, heir, "你获得了【杀人】。")
 
 
-def check_answer(state: GameState, prompt: Prompt, cmd: Command) -> None:
-    """Every refusal of an answer (nothing after these checks refuses); changes nothing."""
-    if prompt.skill == SHOOT:
-        target = cmd.targets[0]
-        if target == cmd.actor:
-            raise IllegalCommand("最后一枪需要选择一名其他角色")
-    elif prompt.skill == SUCCEED:
-        target = cmd.targets[0]
-        if target == cmd.actor or not state.is_alive(target):
-            raise IllegalCommand("殉职须选择一名未出局的其他角色继任警长")
-    elif prompt.skill == HEIR:
-        kind = prompt.get("kind")
-        target = cmd.targets[0]
-        if target == cmd.actor or not state.is_alive(target):
-            raise IllegalCommand("指认须选择一名未出局的其他角色")
-        if _knows_heirs(state, kind, cmd.actor) and target not in _heir_candidates(state, kind, cmd.actor):
-            raise IllegalCommand(f"{target}不能被指认：须指认一名未出局的狼人阵营狼人")
+# -- the prompt skills: 最后一枪, 殉职, 指认, 装傻 ---------------------------------------------------
+# Each one's `check` holds every refusal of an answer and changes nothing; `answer` applies an
+# accepted answer, `on_timeout` what happens when none comes in time.
+def check_shoot(state: GameState, cmd: Command) -> None:
+    # 最后一枪 — 当你出局后，你可以选择一名其他角色，对其开枪。该角色立即出局。无反馈。
+    if cmd.targets[0] == cmd.actor:
+        raise IllegalCommand("最后一枪需要选择一名其他角色")
 
 
-def answer_prompt(state: GameState, prompt: Prompt, cmd: Command) -> None:
-    check_answer(state, prompt, cmd)
-    if prompt.skill == SHOOT:
-        target = cmd.targets[0]
-        state.char(cmd.actor).spend(SHOOT)
-        if state.char(target).role in WOLVES or state.char(target).role == PIPER:
-            ext(state).stats.hunter_hit = True
-        put_out(state, target, "最后一枪")
-    elif prompt.skill == SUCCEED:
-        change_sheriff(state, cmd.targets[0])
-    elif prompt.skill == HEIR:
-        _name_heir(state, prompt.get("kind"), cmd.actor, cmd.targets[0])
-    elif prompt.skill == FEIGN:
-        if cmd.answer:
-            _feign(state, cmd.actor)
-        else:
-            _vote_out(state, cmd.actor)
+def answer_shoot(state: GameState, prompt: Prompt, cmd: Command) -> None:
+    target = cmd.targets[0]
+    state.char(cmd.actor).spend(SHOOT)
+    if state.char(target).role in WOLVES or state.char(target).role == PIPER:
+        ext(state).stats.hunter_hit = True
+    put_out(state, target, "最后一枪")  # (not taken in time: no shot, so no `on_timeout`)
 
 
-def prompt_default(state: GameState, prompt: Prompt) -> None:
-    if prompt.skill == SUCCEED:
-        # 殉职: 须选择 — no answer: a random alive character (rulings)
-        successor = draw(state, "警长继任者", [n for n in state.order if state.is_alive(n)])
-        change_sheriff(state, successor)
-    elif prompt.skill == HEIR:
-        _default_heir(state, prompt.get("kind"), prompt.actor)
-    elif prompt.skill == FEIGN:
-        _vote_out(state, prompt.actor)  # 装傻 not used
+def check_succeed(state: GameState, cmd: Command) -> None:
+    # 殉职<锁定技> — 警长出局后，须选择一名未出局的角色来继任警长
+    target = cmd.targets[0]
+    if target == cmd.actor or not state.is_alive(target):
+        raise IllegalCommand("殉职须选择一名未出局的其他角色继任警长")
+
+
+def answer_succeed(state: GameState, prompt: Prompt, cmd: Command) -> None:
+    change_sheriff(state, cmd.targets[0])
+
+
+def succeed_lapses(state: GameState, prompt: Prompt) -> None:
+    # 殉职: 须选择 — no answer: a random alive character (rulings)
+    successor = draw(state, "警长继任者", [n for n in state.order if state.is_alive(n)])
+    change_sheriff(state, successor)
+
+
+def check_heir(state: GameState, cmd: Command) -> None:
+    # 指认 — 冤死: 替罪羊需指认一名良民获得该技能; 杀人: 若黑狼出局，黑狼需指认一名狼人获得该技能
+    target = cmd.targets[0]
+    if target == cmd.actor or not state.is_alive(target):
+        raise IllegalCommand("指认须选择一名未出局的其他角色")
+    # a namer who knows the wolves is refused a non-wolf; anyone else's choice is settled by
+    # `_name_heir` (refusing it would tell him who is a 良民 / a wolf)
+    if _knows_wolves(state, cmd.actor) and target not in _heir_candidates(state, "killer", cmd.actor):
+        raise IllegalCommand(f"{target}不能被指认：须指认一名未出局的狼人阵营狼人")
+
+
+def answer_heir(state: GameState, prompt: Prompt, cmd: Command) -> None:
+    _name_heir(state, prompt.get("kind"), cmd.actor, cmd.targets[0])
+
+
+def heir_lapses(state: GameState, prompt: Prompt) -> None:
+    _default_heir(state, prompt.get("kind"), prompt.actor)
+
+
+def check_feign(state: GameState, cmd: Command) -> None:
+    # 装傻 — 当你因投票而即将出局时，可以发动此技能避免出局: 是 or 否, both accepted
+    return None
+
+
+def answer_feign(state: GameState, prompt: Prompt, cmd: Command) -> None:
+    if cmd.answer:
+        _feign(state, cmd.actor)
+    else:
+        _vote_out(state, cmd.actor)
+
+
+def feign_lapses(state: GameState, prompt: Prompt) -> None:
+    # 如白痴即将出局，需在21:40之前决定是否发动【装傻】: not decided in time — 装傻 not used
+    _vote_out(state, prompt.actor)
 
 
 def _feign(state: GameState, name: str) -> None:
@@ -1101,21 +1127,25 @@ def _wolves_win(state: GameState) -> str | None:
 
 
 # -- stages, skills, the ruleset ---------------------------------------------------------------
+# 特权行使时间: each night skill names the stage whose deadline it keeps (`SkillSpec.stage`); 22:15
+# carries what flows once it closes (预言 results, 通灵)
 NIGHT_STAGES = (
-    NightStage("2145", "守卫行动", frozenset({SHIELD, MUTE}), deadline="21:45"),
+    NightStage("2145", "守卫行动", deadline="21:45"),
+    NightStage("2200", "吹笛者与修女卫道", deadline="22:00"),
     NightStage(
-        "2200", "吹笛者与修女卫道", frozenset({PIPE, HEARTBREAK, WITHER, FINALE, GUARD_FAITH}), deadline="22:00"
+        "2215", "预言、天眼、弄权、诽谤、杀人、撕咬", opens_with_night=False, deadline="22:15", on_close=close_checks
     ),
-    NightStage(
-        "2215",
-        "预言、天眼、弄权、诽谤、杀人、撕咬",
-        frozenset({CHECK, TIANYAN, POWER, SLANDER, KILL, BITE}),
-        opens_with_night=False,
-        deadline="22:15",
-    ),
-    NightStage("2230", "女巫行动", frozenset({ANTIDOTE, POISON}), opens_with_night=False, deadline="22:30"),
-    NightStage("2245", "纯真与救赎", frozenset({PURE, REDEEM}), opens_with_night=False, deadline="22:45"),
+    NightStage("2230", "女巫行动", opens_with_night=False, deadline="22:30"),
+    NightStage("2245", "纯真与救赎", opens_with_night=False, deadline="22:45"),
 )
+
+# a phase's settlement as named steps (`Ruleset.settle`): 开局 — 归群, 爱神之箭 and the camps; a night —
+# in the rulings' order (`settle_night`); 第一天 — 竞岗, later days — the vote (半公开计票)
+SETTLE = {
+    START: (Task("start", settle_start),),
+    NIGHT: (Task("night", settle_night),),
+    DAY: (Task("election", elect, when=first_day), Task("vote", resolve_vote, when=later_day)),
+}
 
 _N = frozenset({NIGHT})
 _D = frozenset({DAY})
@@ -1123,8 +1153,8 @@ _DN = frozenset({DAY, NIGHT})
 _ANY = frozenset({START, DAY, NIGHT})
 
 
-def _no_check(state: GameState, cmd: Command) -> None:
-    return None
+def _by_answer(state: GameState, cmd: Command) -> None:
+    """A prompt skill's `apply`, never run: the engine applies an answer with the skill's `answer`."""
 
 
 SKILLS = {
@@ -1132,31 +1162,73 @@ SKILLS = {
     for s in (
         SkillSpec(ARROW, "爱神之箭", frozenset({START}), MANY_TARGETS, check_arrow, apply_arrow),
         SkillSpec(REJOIN, "归群", frozenset({START}), NO_TARGET, check_rejoin, apply_rejoin),
-        SkillSpec(CHECK, "预言", _N, ONE_TARGET, check_check, apply_record),
-        SkillSpec(TIANYAN, "天眼", _N, ONE_TARGET, check_tianyan, apply_tianyan),
-        SkillSpec(ANTIDOTE, "解药", _N, ONE_TARGET, check_antidote, apply_spend),
-        SkillSpec(POISON, "毒药", _N, ONE_TARGET, check_poison, apply_spend),
-        SkillSpec(SHIELD, "守护之盾", _N, ONE_TARGET, check_shield, apply_targeted_once),
-        SkillSpec(MUTE, "隔音之盾", _N, ONE_TARGET, check_mute, apply_targeted_once),
-        SkillSpec(POWER, "弄权", _N, ONE_TARGET, check_power, apply_spend),
-        SkillSpec(PURE, "纯真", _N, ONE_TARGET, check_pure, apply_spend),
-        SkillSpec(SLANDER, "诽谤", _N, ONE_TARGET, check_slander, apply_record),
-        SkillSpec(KILL, "杀人", _N, ONE_TARGET, check_kill, apply_record, audience="group:wolves"),
-        SkillSpec(BITE, "撕咬", _N, ONE_TARGET, check_bite, apply_bite),
-        SkillSpec(PIPE, "吹笛", _N, ONE_TARGET, check_pipe, apply_record),
-        SkillSpec(HEARTBREAK, "断肠", _N, ONE_TARGET, check_heartbreak, apply_heartbreak),
-        SkillSpec(WITHER, "摇落", _N, ONE_TARGET, check_wither, apply_spend),
-        SkillSpec(FINALE, "曲尽", _N, ONE_TARGET, check_finale, apply_record),
-        SkillSpec(GUARD_FAITH, "卫道", _N, ONE_TARGET, check_faith, apply_targeted_once),
-        SkillSpec(REDEEM, "救赎", _N, ONE_TARGET, check_redeem, apply_targeted_once),
+        SkillSpec(CHECK, "预言", _N, ONE_TARGET, check_check, apply_record, stage="2215"),
+        SkillSpec(TIANYAN, "天眼", _N, ONE_TARGET, check_tianyan, apply_tianyan, stage="2215"),
+        SkillSpec(ANTIDOTE, "解药", _N, ONE_TARGET, check_antidote, apply_spend, stage="2230"),
+        SkillSpec(POISON, "毒药", _N, ONE_TARGET, check_poison, apply_spend, stage="2230"),
+        SkillSpec(SHIELD, "守护之盾", _N, ONE_TARGET, check_shield, apply_targeted_once, stage="2145"),
+        SkillSpec(MUTE, "隔音之盾", _N, ONE_TARGET, check_mute, apply_targeted_once, stage="2145"),
+        SkillSpec(POWER, "弄权", _N, ONE_TARGET, check_power, apply_spend, stage="2215"),
+        SkillSpec(PURE, "纯真", _N, ONE_TARGET, check_pure, apply_spend, stage="2245"),
+        SkillSpec(SLANDER, "诽谤", _N, ONE_TARGET, check_slander, apply_record, stage="2215"),
+        SkillSpec(KILL, "杀人", _N, ONE_TARGET, check_kill, apply_record, audience="group:wolves", stage="2215"),
+        SkillSpec(BITE, "撕咬", _N, ONE_TARGET, check_bite, apply_bite, stage="2215"),
+        SkillSpec(PIPE, "吹笛", _N, ONE_TARGET, check_pipe, apply_record, stage="2200"),
+        SkillSpec(HEARTBREAK, "断肠", _N, ONE_TARGET, check_heartbreak, apply_heartbreak, stage="2200"),
+        SkillSpec(WITHER, "摇落", _N, ONE_TARGET, check_wither, apply_spend, stage="2200"),
+        SkillSpec(FINALE, "曲尽", _N, ONE_TARGET, check_finale, apply_record, stage="2200"),
+        SkillSpec(GUARD_FAITH, "卫道", _N, ONE_TARGET, check_faith, apply_targeted_once, stage="2200"),
+        SkillSpec(REDEEM, "救赎", _N, ONE_TARGET, check_redeem, apply_targeted_once, stage="2245"),
         SkillSpec(CONFESS, "忏悔", _D, ONE_TARGET, check_confess, apply_confess),
         SkillSpec(MARTYRDOM, "死节", _DN, NO_TARGET, check_martyrdom, apply_martyrdom, audience="public"),
         SkillSpec(STAB, "行刺", _D, ONE_TARGET, check_stab, apply_stab, audience="public"),
         SkillSpec(MISSION, "出使", _DN, FREE_TEXT, check_mission, apply_mission, refuses=not_envoy),
-        SkillSpec(SHOOT, "最后一枪", _ANY, ONE_TARGET, _no_check, _no_check, prompt=True, actor_may_be_out=True),
-        SkillSpec(SUCCEED, "殉职", _ANY, ONE_TARGET, _no_check, _no_check, prompt=True, actor_may_be_out=True),
-        SkillSpec(HEIR, "指认", _ANY, ONE_TARGET, _no_check, _no_check, prompt=True, actor_may_be_out=True),
-        SkillSpec(FEIGN, "装傻", _ANY, YES_NO, _no_check, _no_check, prompt=True),
+        SkillSpec(
+            SHOOT,
+            "最后一枪",
+            _ANY,
+            ONE_TARGET,
+            check_shoot,
+            _by_answer,
+            prompt=True,
+            actor_may_be_out=True,
+            answer=answer_shoot,
+        ),
+        SkillSpec(
+            SUCCEED,
+            "殉职",
+            _ANY,
+            ONE_TARGET,
+            check_succeed,
+            _by_answer,
+            prompt=True,
+            actor_may_be_out=True,
+            answer=answer_succeed,
+            on_timeout=succeed_lapses,
+        ),
+        SkillSpec(
+            HEIR,
+            "指认",
+            _ANY,
+            ONE_TARGET,
+            check_heir,
+            _by_answer,
+            prompt=True,
+            actor_may_be_out=True,
+            answer=answer_heir,
+            on_timeout=heir_lapses,
+        ),
+        SkillSpec(
+            FEIGN,
+            "装傻",
+            _ANY,
+            YES_NO,
+            check_feign,
+            _by_answer,
+            prompt=True,
+            answer=answer_feign,
+            on_timeout=feign_lapses,
+        ),
         last_words_skill(),
         SkillSpec(
             PREDICT,
@@ -1225,6 +1297,7 @@ class Chenji(Ruleset):
         return ROLE_ALIASES.get(name) or super().role_id(name)
 
     def deal(self, count: int, rng: random.Random) -> list[str]:
+        # 游戏开始前，将在10个普通身份中抽选出6个 (and 20 to 30 characters): no fixed `deck`
         return deal(count, rng)
 
     def validate_roles(self, roles: Any) -> None:
@@ -1249,30 +1322,6 @@ class Chenji(Ruleset):
             ),
         )
 
-    def on_stage_closed(self, state: GameState, stage: int) -> None:
-        on_stage_closed(state, stage)
-
-    def settlement(self, state: GameState) -> list[tuple[Any, ...]]:
-        kind = state.phase.kind
-        if kind == START:
-            return [("start",)]
-        if kind == NIGHT:
-            return [("night",)]
-        return [("election",)] if state.phase.number == 1 else [("vote",)]
-
-    def run_task(self, state: GameState, task: tuple[Any, ...]) -> None:
-        name = task[0]
-        if name == "start":
-            settle_start(state)
-        elif name == "night":
-            settle_night(state)
-        elif name == "election":
-            elect(state)
-        elif name == "vote":
-            resolve_vote(state)
-        else:
-            raise ValueError(name)
-
     def on_out(self, state: GameState, name: str, cause: str) -> None:
         on_out(state, name, cause)
 
@@ -1289,16 +1338,6 @@ class Chenji(Ruleset):
         told = [*pair, *(c.name for c in state.alive() if c.camp == WOLF and c.name not in pair)]
         for n in told:
             feedback(state, n, "遗志", None, None, "狼人阵营判负，情侣获得【杀人】。")
-
-    def answer_prompt(self, state: GameState, prompt: Prompt, cmd: Command) -> None:
-        answer_prompt(state, prompt, cmd)
-
-    def check_answer(self, state: GameState, prompt: Prompt, cmd: Command) -> bool:
-        check_answer(state, prompt, cmd)
-        return True
-
-    def prompt_default(self, state: GameState, prompt: Prompt) -> None:
-        prompt_default(state, prompt)
 
     def can_vote(self, state: GameState, voter: str) -> str | None:
         if FAKE_DEATH in state.char(voter).statuses:
@@ -1383,6 +1422,7 @@ CHENJI = Chenji(
     status_names=STATUS_NAMES,
     skill_aliases={"救药": "解药", "神圣之盾": "守护之盾", "吹笛者": "吹笛"},
     night_stages=NIGHT_STAGES,
+    settle=SETTLE,
     options={
         OPTION_COINS: OptionSpec(
             OPTION_COINS, 10000, "全体演员竞拍角色所出金币之和，按成就点数分配（默认取疑问解答第8条的示例10000）。"
