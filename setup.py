@@ -34,6 +34,7 @@ COMPILED = [
     "src/banshe/rulesets/ganran/state.py",
     "src/banshe/rulesets/ganran/bots.py",
     "src/banshe/rulesets/ganran/effects.py",
+    "src/banshe/sim/seat.py",
     "src/banshe/sim/env.py",
     "src/banshe/sim/heuristic/base.py",
     "src/banshe/sim/stats.py",

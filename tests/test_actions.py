@@ -100,3 +100,29 @@ def test_random_agent_draws_the_same_from_sets_and_lists(ruleset: str, players: 
             by_sets = RandomAgent(actor, "", ruleset, random.Random(actor)).act(Observation(*args, [], actions=actions))
             by_list = RandomAgent(actor, "", ruleset, random.Random(actor)).act(Observation(*args, commands))
             assert by_sets == by_list
+
+
+def test_inline_draws_are_randoms_own() -> None:
+    """The simulator's inline `shuffle` and the random agent's inline `randrange` draw exactly
+    what `random.Random.shuffle` / `randrange` draw (so the pinned game streams stay put)."""
+    from banshe.sim.env import shuffle
+
+    for seed in range(50):
+        for n in range(0, 31):
+            seats = [str(i) for i in range(n)]
+            theirs, ours = list(seats), list(seats)
+            a, b = random.Random(seed), random.Random(seed)
+            a.shuffle(theirs)
+            shuffle(b, ours)
+            assert ours == theirs
+            assert a.getstate() == b.getstate()
+    state = next(s for s in positions("pinming", 14, 3) if s.phase.kind == "day" and not s.settling)
+    seat = next(n for n in state.order if legal_actions(state, n))
+    actions = legal_actions(state, seat)
+    total = sum(len(a) for a in actions)
+    assert total > 5
+    obs = Observation(seat, "", "pinming", state.phase, 0, None, [], actions=actions)
+    for seed in range(200):
+        picked = RandomAgent(seat, "", "pinming", random.Random(seed)).act(obs)
+        k = random.Random(seed).randrange(total + 1)
+        assert picked == (None if k == total else flat(actions)[k])

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .commands import ABSTAIN, CHANGE_VOTE, DIRECTOR_SKILLS, VOTE, Command, IllegalCommand
-from .core import check_vote, shape_refusal, validate
+from .core import shape_refusal, validate
 from .model import DAY, NIGHT, GameState
 from .ruleset import FREE_TEXT, NO_TARGET, ONE_TARGET, YES_NO, Ruleset, SkillRow, SkillRows, SkillSpec
 
@@ -26,6 +26,7 @@ ANSWERS = 2  # a yes/no answer each (是/否)
 TEXTS = 3  # a text each (遗言: the bots post a placeholder)
 
 _TEXT = "……"  # the bots' placeholder text for a free-text skill
+ONE_CHECK = 1  # a skill row settled by one `check` (`_skill_rows`: no targets, or declared candidates)
 _NO_TARGETS: list[tuple[str, ...]] = [()]  # the one option of a skill without targets (never changed)
 
 
@@ -126,20 +127,50 @@ def legal_actions(state: GameState, actor: str) -> list[ActionSet]:
         rows = unprompted  # no prompt skill can pass: the same rows in the same order without them
     found: list[ActionSet] = []
     if kind == DAY and not settling and alive:
-        skill = CHANGE_VOTE if actor in state.votes else VOTE
-        # one full check with 弃权 settles everything about the voter; targets only need to be votable
-        abstain = _commands(actor, skill)[(ABSTAIN,)]
-        if _vote_ok(state, rs, abstain):
+        # `check_vote` with 弃权 settles everything about the voter (the phase, 关门 and life are
+        # known here; a first vote cannot be a second one); targets only need to be votable
+        if actor in state.votes:
+            skill = CHANGE_VOTE
+            ok = actor not in state.vote_changed and not state.accelerated
+        else:
+            skill = VOTE
+            ok = True
+        if ok and rs.can_vote(state, actor) is None and not rs.gate(state, _commands(actor, skill)[(ABSTAIN,)]):
             found.append(ActionSet(actor, skill, NAMES, [*rs.votable(state), ABSTAIN]))
     if not rows:
         return found
     gate = rs.gate
     chars = state.chars
     groups = state.groups
-    for sid, spec, exact, stage_check, shape in rows:
+    for sid, spec, exact, stage_check, shape, mode, group in rows:
         if spec.prompt and (head is None or head.actor != actor or head.skill != sid):
             continue
-        if spec.members_of and actor not in groups.get(spec.members_of, ()):
+        if group and actor not in groups.get(group, ()):
+            continue
+        if mode == ONE_CHECK:
+            # one `check` settles the skill: no targets, or the declared candidates
+            # (`SkillSpec.candidates`: the same set whichever of them is checked)
+            if shape == NO_TARGET:
+                declared: Sequence[str] = ()
+                probe = _commands(actor, sid)[()]
+            else:
+                declared = spec.candidates(state, actor)  # type: ignore[misc]
+                if not declared:
+                    continue
+                probe = _commands(actor, sid).one(declared[0])
+            if stage_check and _stage_refuses(state, rs, actor, sid):
+                continue
+            refuses = spec.refuses
+            if (refuses is not None and refuses(state, probe)) or gate(state, probe):
+                continue
+            try:
+                spec.check(state, probe)
+            except IllegalCommand:
+                continue
+            if shape == NO_TARGET:
+                found.append(ActionSet(actor, sid, TUPLES, _NO_TARGETS))
+            else:
+                found.append(ActionSet(actor, sid, NAMES, declared))
             continue
         if shape == FREE_TEXT:
             c = _plain(actor, sid, text=_TEXT)
@@ -172,31 +203,6 @@ def legal_actions(state: GameState, actor: str) -> list[ActionSet]:
                     answers.append(answer)
             if answers:
                 found.append(ActionSet(actor, sid, ANSWERS, answers))
-            continue
-        if not exact and (shape == NO_TARGET or (shape == ONE_TARGET and spec.candidates is not None)):
-            # one `check` settles the skill: no targets, or the declared candidates
-            # (`SkillSpec.candidates`: the same set whichever of them is checked)
-            if shape == NO_TARGET:
-                declared: Sequence[str] = ()
-                probe = _commands(actor, sid)[()]
-            else:
-                declared = spec.candidates(state, actor)  # type: ignore[misc]
-                if not declared:
-                    continue
-                probe = _commands(actor, sid).one(declared[0])
-            if stage_check and _stage_refuses(state, rs, actor, sid):
-                continue
-            refuses = spec.refuses
-            if (refuses is not None and refuses(state, probe)) or gate(state, probe):
-                continue
-            try:
-                spec.check(state, probe)
-            except IllegalCommand:
-                continue
-            if shape == NO_TARGET:
-                found.append(ActionSet(actor, sid, TUPLES, _NO_TARGETS))
-            else:
-                found.append(ActionSet(actor, sid, NAMES, declared))
             continue
         targets = rs.legal_targets(state, actor, sid)
         if not targets:
@@ -281,7 +287,7 @@ def idle_seats(state: GameState) -> frozenset[str]:
         if name == head or (voting and c.alive):
             continue
         for row in _skill_rows(rs, kind, stage, c.alive, settling, c.role)[1]:
-            group = row[1].members_of
+            group = row[6]
             if not group or name in groups.get(group, ()):
                 break
         else:
@@ -331,17 +337,6 @@ def is_legal(state: GameState, cmd: Command) -> bool:
     return True
 
 
-def _vote_ok(state: GameState, rs: Ruleset, cmd: Command) -> bool:
-    """`is_legal(state, cmd)` for a vote or 改票 by a seat of the game (`validate`)."""
-    if rs.gate(state, cmd):
-        return False
-    try:
-        check_vote(state, rs, cmd)
-    except IllegalCommand:
-        return False
-    return True
-
-
 def _skill_rows(rs: Ruleset, kind: str, stage: int, alive: bool, settling: bool, role: str) -> SkillRows:
     """The skills `legal_actions` tries, in declaration order: prompt skills (any phase, any
     actor; checked against the head prompt) and the skills that pass `validate`'s actor/skill
@@ -375,7 +370,9 @@ def _skill_rows(rs: Ruleset, kind: str, stage: int, alive: bool, settling: bool,
                         at = rs.stage_of(sid)
                         if at is not None and (at < stage or (at > stage and not rs.night_stages[at].opens_with_night)):
                             continue
-            rows.append((sid, spec, exact, stage_check, spec.shape))
+            shape = spec.shape
+            one_check = not exact and (shape == NO_TARGET or (shape == ONE_TARGET and spec.candidates is not None))
+            rows.append((sid, spec, exact, stage_check, shape, ONE_CHECK if one_check else 0, spec.members_of))
         both = cached[key] = (rows, [row for row in rows if not row[1].prompt])
     return both
 

@@ -290,10 +290,14 @@ def apply_legal(state: GameState, command: Command) -> list[Event]:
             if spec.prompt:
                 head = state.prompts.pop(0)
                 state.prompt_raised = False
-                rs.answer_prompt(state, head, command)
+                answer = spec.answer
+                if answer is None:
+                    raise NotImplementedError(skill)
+                answer(state, head, command)  # offered: its `check` has accepted it
             else:
                 spec.apply(state, command)
-        run_agenda(state)
+        if state.prompts or state.agenda:  # `run_agenda` does nothing otherwise
+            run_agenda(state)
     except GameEnded:
         pass
     return state.log[start:]

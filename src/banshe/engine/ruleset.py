@@ -161,8 +161,9 @@ class Condition:
 
 
 # a row of `legal_commands`' table: (skill id, spec, needs the full `is_legal`, needs the
-# `stage_for` check, target shape); the rows for all skills and for the non-prompt ones
-SkillRow = tuple[str, SkillSpec, bool, bool, str]
+# `stage_for` check, target shape, how its options are found (`actions.ONE_CHECK` or 0), its
+# `members_of`); the rows for all skills and for the non-prompt ones
+SkillRow = tuple[str, SkillSpec, bool, bool, str, int, str]
 SkillRows = tuple[list[SkillRow], list[SkillRow]]
 # (phase kind, night stage, actor alive, settling, actor's role)
 RowsKey = tuple[str, int, bool, bool, str]

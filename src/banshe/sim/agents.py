@@ -13,6 +13,7 @@ A *policy* is a factory that makes one agent per seat per game::
 so any class whose constructor takes those four arguments and that has
 `act(self, obs) -> Command | None` is a policy. External policies are loaded from the
 command line as `package.module:Name` or `path/to/file.py:Name` (see `load_policy`).
+`Observation` and the random policy live in `banshe.sim.seat` (compiled with the env).
 """
 
 from __future__ import annotations
@@ -22,80 +23,23 @@ import importlib
 import importlib.util
 import random
 import sys
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
-from ..engine.actions import ActionSet
 from ..engine.commands import Command
-from ..engine.events import Event
-from ..engine.model import GameState, Phase
-from ..engine.ruleset import Ruleset
-from ..rulesets.registry import ruleset_module
+from .seat import Observation, Prune, RandomAgent, bot_prune
 
-if TYPE_CHECKING:
-    from .env import GameEnv
-
-
-@dataclass(slots=True)
-class Observation:
-    """What one seat may know when asked to act. Never the full state.
-
-    - `seat`, `role` (the seat's own identity id), `ruleset` (id), `phase`, `stage`;
-    - `prompt`: the skill id of a prompt this seat must answer now (最后一枪, 殉职…), else None;
-      while a prompt is pending, `legal` holds only that skill's answers;
-    - `legal`: the legal commands (for skills with many targets, a sample of legal target tuples);
-    - `actions`: the same moves as action sets (`engine.actions.ActionSet`: one per skill, with its
-      options, in the order of `legal`); `act` may pick `actions[j].command(i)`. In a game where
-      every agent sets `uses_actions = True` (the random policy), `legal` is left empty and only
-      `actions` is filled (no command is made for the options not chosen);
-    - `alive`: the seats still in the game, `sheriff`: the badge holder (both public);
-    - `groups`: the groups (狼群…) this seat belongs to, with their members.
-
-    `alive`, `sheriff`, `groups`, `view()` and `new_events()` are computed when asked (the
-    random policy asks for none of them), so read them inside `act`, not later.
-    """
-
-    seat: str
-    role: str
-    ruleset: str
-    phase: Phase
-    stage: int
-    prompt: str | None
-    legal: list[Command]
-    _env: GameEnv | None = field(default=None, repr=False)
-    _alive: tuple[str, ...] | None = field(default=None, repr=False)
-    actions: Sequence[ActionSet] = ()
-
-    @property
-    def alive(self) -> tuple[str, ...]:
-        if self._alive is None:
-            self._alive = tuple(self._env.state.alive_names()) if self._env is not None else ()
-        return self._alive
-
-    @property
-    def sheriff(self) -> str | None:
-        return self._env.state.sheriff if self._env is not None else None
-
-    @property
-    def groups(self) -> dict[str, tuple[str, ...]]:
-        if self._env is None:
-            return {}
-        seat = self.seat
-        return {g: m for g, m in self._env.state.groups.items() if seat in m}
-
-    def view(self) -> dict[str, Any]:
-        """This seat's view: exactly the engine's `view(state, seat)`."""
-        if self._env is None:
-            raise RuntimeError("observation is detached from its game")
-        return self._env.observe(self.seat)
-
-    def new_events(self) -> list[Event]:
-        """The events visible to this seat (the same filter as `view`) since its last call."""
-        if self._env is None:
-            return []
-        return self._env.new_events(self.seat)
+__all__ = [
+    "BUILTIN_POLICIES",
+    "Agent",
+    "AgentFactory",
+    "Observation",
+    "Prune",
+    "RandomAgent",
+    "bot_prune",
+    "load_policy",
+]
 
 
 @runtime_checkable
@@ -106,53 +50,6 @@ class Agent(Protocol):
 
 
 AgentFactory = Callable[[str, str, str, random.Random], Agent]
-
-# (state, seat, its legal commands) -> the ones a bot considers
-Prune = Callable[[GameState, str, list[ActionSet]], list[ActionSet]]
-_PRUNES: dict[str, Prune | None] = {}
-
-
-def bot_prune(rules: Ruleset) -> Prune | None:
-    """The ruleset's `bots.prune`: what every bot leaves out of its legal moves (action sets; 沉寂与取酒:
-    死节 but 1% of the time, 行刺 10% on one seat), or None. The env's observations and the
-    random bots use it; the engine's `legal_commands` (the service's pages) is every legal move."""
-    if rules.id not in _PRUNES:
-        found = getattr(ruleset_module(rules, "bots"), "prune", None)
-        _PRUNES[rules.id] = found
-    return _PRUNES[rules.id]
-
-
-class RandomAgent:
-    """Uniform over the legal inputs plus passing: it abstains as often as the rules allow
-    (passing is always allowed: a deadline closes the stage, an unanswered prompt times out)."""
-
-    __slots__ = ("seat", "rng")
-    uses_actions: ClassVar[bool] = True  # reads `obs.actions` only
-
-    def __init__(self, seat: str, role: str, ruleset: str, rng: random.Random) -> None:
-        self.seat = seat
-        self.rng = rng
-
-    def act(self, obs: Observation) -> Command | None:
-        actions = obs.actions
-        if actions:
-            # the same draw as over the flattened `legal` (one `randrange` over all options + pass)
-            total = 0
-            for a in actions:
-                total += len(a.options)
-            k = self.rng.randrange(total + 1)
-            if k == total:
-                return None
-            for a in actions:
-                n = len(a.options)
-                if k < n:
-                    return a.command(k)
-                k -= n
-        legal = obs.legal
-        if not legal:
-            return None
-        k = self.rng.randrange(len(legal) + 1)
-        return None if k == len(legal) else legal[k]
 
 
 def _heuristic_factory(seat: str, role: str, ruleset: str, rng: random.Random) -> Agent:

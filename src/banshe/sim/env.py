@@ -29,7 +29,8 @@ from ..engine.model import DAY, NIGHT, GameState, Prompt
 from ..engine.ruleset import Ruleset
 from ..engine.view import view
 from ..rulesets.registry import new_game
-from .agents import Agent, AgentFactory, Observation, bot_prune
+from .agents import Agent, AgentFactory
+from .seat import Observation, bot_prune
 
 
 class GameEnv:
@@ -45,6 +46,7 @@ class GameEnv:
     ) -> None:
         self.state: GameState = new_game(ruleset, list(players), options=options, seed=seed)
         self.rs: Ruleset = self.state.rules
+        self.ruleset_id = self.rs.id
         self.prune = bot_prune(self.rs)  # the ruleset's bots' share of the legal commands
         self.rng = random.Random(seed * 7919 + 17)  # the posting order, not the game's own RNG
         self.max_phases = max_phases
@@ -56,6 +58,9 @@ class GameEnv:
         self._cursor: dict[str, int] = {}
         # False when every agent reads `Observation.actions` only (`uses_actions`): `legal` stays empty
         self.command_lists = True
+        # the seats' agents when the env asks them itself (`play_game`): `agent_iter` then yields
+        # nothing and plays the game to its end; None: the caller answers each seat yielded
+        self.agents: dict[str, Agent] | None = None
 
     # -- the AEC surface ---------------------------------------------------------------------
     @property
@@ -144,7 +149,7 @@ class GameEnv:
         self._obs = Observation(
             seat,
             st.chars[seat].role,
-            st.ruleset,
+            self.ruleset_id,
             st.phase,
             st.stage,
             prompt.skill if prompt is not None else None,
@@ -162,9 +167,12 @@ class GameEnv:
         while next_close(st) == PROMPT_TIMEOUT:
             head = st.prompts[0]
             if self._prepare(head.actor, head):
-                yield head.actor
-                if not self._stepped:  # the caller skipped this seat: the prompt times out
-                    self.step(None)
+                if self.agents is not None:
+                    self.step(self.agents[head.actor].act(self._obs))  # type: ignore[arg-type]
+                else:
+                    yield head.actor
+                    if not self._stepped:  # the caller skipped this seat: the prompt times out
+                        self.step(None)
             else:
                 self._director(PROMPT_TIMEOUT)
             if st.prompts and st.prompts[0] is head:
@@ -173,13 +181,14 @@ class GameEnv:
     def _schedule(self) -> Iterator[str]:
         st = self.state
         rs = self.rs
+        agents = self.agents
         order = list(st.order)
         while not st.over and self.phases < self.max_phases:
             self.phases += 1
             phase = st.phase
             stages = len(rs.night_stages) if phase.kind == NIGHT else 1
             for stage in range(stages):
-                self.rng.shuffle(order)
+                shuffle(self.rng, order)
                 idle: frozenset[str] = frozenset()
                 idle_for: tuple[Any, ...] = ()  # (len(outs), night stage, groups) when `idle` was made
                 for name in order:
@@ -197,9 +206,12 @@ class GameEnv:
                         continue
                     # `_ask`, inline (one generator fewer per seat asked)
                     if self._prepare(name, None):
-                        yield name
-                        if not self._stepped:
-                            self.step(None)
+                        if agents is not None:
+                            self.step(agents[name].act(self._obs))  # type: ignore[arg-type]
+                        else:
+                            yield name
+                            if not self._stepped:
+                                self.step(None)
                 if st.over or (st.phase is not phase and st.phase != phase):
                     break
                 if stage < stages - 1 and next_close(st) == CLOSE_STAGE:
@@ -212,9 +224,12 @@ class GameEnv:
                     if st.over or (st.phase is not phase and st.phase != phase) or st.settling:
                         break
                     if name in st.votes and name not in st.vote_changed and self._prepare(name, None):
-                        yield name
-                        if not self._stepped:
-                            self.step(None)
+                        if agents is not None:
+                            self.step(agents[name].act(self._obs))  # type: ignore[arg-type]
+                        else:
+                            yield name
+                            if not self._stepped:
+                                self.step(None)
             if not st.over and (st.phase is phase or st.phase == phase):
                 self._director(CLOSE_PHASE)
             yield from self._prompts()
@@ -223,6 +238,17 @@ class GameEnv:
         """The scheduler's deadline; refused when the rules have already moved on (拍刀环节)."""
         with contextlib.suppress(IllegalCommand):
             apply_in_place(self.state, Command(DIRECTOR, skill))
+
+
+def shuffle(rng: random.Random, seats: list[str]) -> None:
+    """`rng.shuffle(seats)`, inline: random's own Fisher-Yates over `_randbelow`, the same order."""
+    getrandbits = rng.getrandbits
+    for i in range(len(seats) - 1, 0, -1):
+        bits = (i + 1).bit_length()
+        j = getrandbits(bits)
+        while j > i:
+            j = getrandbits(bits)
+        seats[i], seats[j] = seats[j], seats[i]
 
 
 def play_game(
@@ -241,6 +267,7 @@ def play_game(
         seat: factory(seat, role, env.state.ruleset, rng) for seat, role in zip(env.seats, env.roles(), strict=True)
     }
     env.command_lists = not all(getattr(a, "uses_actions", False) for a in agents.values())
-    for seat in env.agent_iter():
-        env.step(agents[seat].act(env.last()))
+    env.agents = agents  # the env asks them itself: the same questions in the same order
+    for _seat in env.agent_iter():
+        raise RuntimeError("an env that asks its agents itself yields no seat")
     return env

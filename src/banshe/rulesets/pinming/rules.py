@@ -230,6 +230,11 @@ def _check_witch(state: GameState, cmd: Command, skill: str, name: str) -> None:
         raise IllegalCommand(f"{name}已经用过了")
 
 
+def potion_spent(state: GameState, cmd: Command) -> bool:
+    """`_check_witch`'s quick refusal for the legal moves: this potion is used up."""
+    return not state.chars[cmd.actor].has_charge(cmd.skill)
+
+
 def check_antidote(state: GameState, cmd: Command) -> None:
     # 救药<限定> — 女巫选择一名除自己之外的角色; <毒药>发动后，该夜晚不可发动<救药>
     _check_witch(state, cmd, ANTIDOTE, "救药")
@@ -420,6 +425,11 @@ def check_duel(state: GameState, cmd: Command) -> None:
         raise IllegalCommand("本阶段已经同意决战")
 
 
+def agreed_duel(state: GameState, cmd: Command) -> bool:
+    """`check_duel`'s quick refusal for the legal moves: already agreed in this phase."""
+    return cmd.actor in ext(state).duel
+
+
 def apply_duel(state: GameState, cmd: Command) -> None:
     posted = ext(state).duel
     posted.append(cmd.actor)
@@ -493,6 +503,11 @@ def check_surrender(state: GameState, cmd: Command) -> None:
         raise IllegalCommand(f"{cmd.actor}不在狼群中，不能投降")
     if cmd.actor in ext(state).surrender:
         raise IllegalCommand("已经同意投降")
+
+
+def agreed_surrender(state: GameState, cmd: Command) -> bool:
+    """`check_surrender`'s quick refusal for the legal moves: already agreed."""
+    return cmd.actor in ext(state).surrender
 
 
 def apply_surrender(state: GameState, cmd: Command) -> None:
@@ -587,9 +602,18 @@ SKILLS = {
             apply_antidote,
             stage="witch",
             candidates=other_alive_targets,
+            refuses=potion_spent,
         ),
         SkillSpec(
-            POISON, "毒药", _NIGHT, ONE_TARGET, check_poison, apply_poison, stage="witch", candidates=alive_targets
+            POISON,
+            "毒药",
+            _NIGHT,
+            ONE_TARGET,
+            check_poison,
+            apply_poison,
+            stage="witch",
+            candidates=alive_targets,
+            refuses=potion_spent,
         ),
         SkillSpec(
             SHOOT,
@@ -673,7 +697,7 @@ class Pinming(Ruleset):
         on_out(state, name, cause)
 
     def can_vote(self, state: GameState, voter: str) -> str | None:
-        if _feigned(state, voter):
+        if state.chars[voter].marks.get("feigned"):  # _feigned, inline: asked for every voter
             return f"{voter}已发动装傻，不能参与投票"
         return None
 
@@ -706,15 +730,16 @@ class Pinming(Ruleset):
             return []
         if skill in (DUEL, SURRENDER):
             return [()]
-        alive = state.alive_names()
-        if skill == SUCCEED:
-            return [*((n,) for n in alive), (TEAR_BADGE,)]
         if skill == SLASH:
             k = ext(state).knives or 0
+            alive = state.alive_names()
             if not k or k > len(alive):
                 return []
             rng = random.Random(len(state.log))  # a few orders to choose from, the same on every replay
             return [tuple(rng.sample(alive, k)) for _ in range(3)]
+        alive = state.alive_names()
+        if skill == SUCCEED:
+            return [*((n,) for n in alive), (TEAR_BADGE,)]
         return [(n,) for n in alive]
 
 
