@@ -121,7 +121,7 @@ def legal_actions(state: GameState, actor: str) -> list[ActionSet]:
     settling = state.settling
     alive = me.alive
     night = kind == NIGHT
-    rows, unprompted = _skill_rows(rs, kind, state.stage if night else 0, alive, settling, me.role)
+    rows, unprompted, _needs = _skill_rows(rs, kind, state.stage if night else 0, alive, settling, me.role)
     head = state.prompts[0] if state.prompts else None
     if head is None or head.actor != actor:
         rows = unprompted  # no prompt skill can pass: the same rows in the same order without them
@@ -286,9 +286,11 @@ def idle_seats(state: GameState) -> frozenset[str]:
     for name, c in state.chars.items():
         if name == head or (voting and c.alive):
             continue
-        for row in _skill_rows(rs, kind, stage, c.alive, settling, c.role)[1]:
-            group = row[6]
-            if not group or name in groups.get(group, ()):
+        needs = _skill_rows(rs, kind, stage, c.alive, settling, c.role)[2]
+        if needs is None:
+            continue
+        for group in needs:
+            if name in groups.get(group, ()):
                 break
         else:
             idle.append(name)
@@ -344,10 +346,13 @@ def _skill_rows(rs: Ruleset, kind: str, stage: int, alive: bool, settling: bool,
     `stage_for`, else flagged for a `stage_for` call), less the skills whose `legal_targets`
     is empty for the actor's role (`Ruleset.skill_holders`). Built once per situation and kept
     on the ruleset; returned twice: all of them, and only the non-prompt ones (for an actor
-    without a prompt)."""
-    cached = rs.legal_rows
-    key = (kind, stage, alive, settling, role)
-    both = cached.get(key)
+    without a prompt), with what `idle_seats` reads."""
+    by_role = rs.legal_rows.get(role)
+    if by_role is None:
+        by_role = rs.legal_rows[role] = {}
+    # the situation as one small int (a tuple key costs a hash of five items on every ask)
+    key = stage * 16 + (8 if kind == NIGHT else 4 if kind == DAY else 0) + (2 if settling else 0) + (1 if alive else 0)
+    both = by_role.get(key)
     if both is None:
         default_stage = type(rs).stage_for is Ruleset.stage_for
         holders = rs.skill_holders()
@@ -373,7 +378,11 @@ def _skill_rows(rs: Ruleset, kind: str, stage: int, alive: bool, settling: bool,
             shape = spec.shape
             one_check = not exact and (shape == NO_TARGET or (shape == ONE_TARGET and spec.candidates is not None))
             rows.append((sid, spec, exact, stage_check, shape, ONE_CHECK if one_check else 0, spec.members_of))
-        both = cached[key] = (rows, [row for row in rows if not row[1].prompt])
+        unprompted = [row for row in rows if not row[1].prompt]
+        # what `idle_seats` needs: None when some row may act for anyone of this key, else the
+        # groups whose members may (empty: nobody of this key may act)
+        needs = None if any(not row[6] for row in unprompted) else frozenset(row[6] for row in unprompted)
+        both = by_role[key] = (rows, unprompted, needs)
     return both
 
 

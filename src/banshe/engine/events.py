@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 PUBLIC = "public"
@@ -69,16 +69,40 @@ WIN = "win"  # the game ended: data camp/reason
 ACCEPTED = "accepted"  # a command was accepted: data is the command (director's log)
 
 
-@dataclass(slots=True)
 class Event:
-    """One thing the engine told someone. Never changed once logged (not `frozen`: a frozen
-    dataclass's `__init__` costs three times as much, and a game makes ~150 events)."""
+    """One thing the engine told someone. Never changed once logged. A plain class with its own
+    `__init__` rather than a dataclass: the compiled build runs a dataclass's generated
+    `__init__` as interpreted code, and a game makes ~150 events."""
 
-    kind: str
-    phase: str
-    audience: Audience
-    data: Mapping[str, Any] = field(default_factory=dict)
-    text: str = ""
+    __slots__ = ("kind", "phase", "audience", "data", "text")
+
+    def __init__(
+        self, kind: str, phase: str, audience: Audience, data: Mapping[str, Any] | None = None, text: str = ""
+    ) -> None:
+        self.kind = kind
+        self.phase = phase
+        self.audience = audience
+        self.data: Mapping[str, Any] = {} if data is None else data
+        self.text = text
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Event):
+            return NotImplemented
+        return (self.kind, self.phase, self.audience, self.data, self.text) == (
+            other.kind,
+            other.phase,
+            other.audience,
+            other.data,
+            other.text,
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like the dataclass it was
+
+    def __repr__(self) -> str:
+        return (
+            f"Event(kind={self.kind!r}, phase={self.phase!r}, audience={self.audience!r}, "
+            f"data={self.data!r}, text={self.text!r})"
+        )
 
     def visible_to(self, viewer: str | None) -> bool:
         return self.audience.includes(viewer)

@@ -162,11 +162,9 @@ class Condition:
 
 # a row of `legal_commands`' table: (skill id, spec, needs the full `is_legal`, needs the
 # `stage_for` check, target shape, how its options are found (`actions.ONE_CHECK` or 0), its
-# `members_of`); the rows for all skills and for the non-prompt ones
+# `members_of`); the rows for all skills, for the non-prompt ones, and what `idle_seats` reads
 SkillRow = tuple[str, SkillSpec, bool, bool, str, int, str]
-SkillRows = tuple[list[SkillRow], list[SkillRow]]
-# (phase kind, night stage, actor alive, settling, actor's role)
-RowsKey = tuple[str, int, bool, bool, str]
+SkillRows = tuple[list[SkillRow], list[SkillRow], frozenset[str] | None]
 
 
 @dataclass
@@ -213,7 +211,8 @@ class Ruleset:
     # of an init=False field)
     stage_table_for: tuple[NightStage, ...] = field(default_factory=tuple, init=False, repr=False, compare=False)
     stage_table: dict[str, int] = field(default_factory=dict, init=False, repr=False, compare=False)
-    legal_rows: dict[RowsKey, SkillRows] = field(default_factory=dict, init=False, repr=False, compare=False)
+    # `legal_actions`' rows: the actor's role -> its situation (phase kind, night stage, life, 关门)
+    legal_rows: dict[str, dict[int, SkillRows]] = field(default_factory=dict, init=False, repr=False, compare=False)
     role_table: dict[str, Role] = field(default_factory=dict, init=False, repr=False, compare=False)
     holders_table: dict[str, frozenset[str]] = field(default_factory=dict, init=False, repr=False, compare=False)
     task_table: dict[str, Settle] = field(default_factory=dict, init=False, repr=False, compare=False)

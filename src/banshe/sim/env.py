@@ -190,7 +190,10 @@ class GameEnv:
             for stage in range(stages):
                 shuffle(self.rng, order)
                 idle: frozenset[str] = frozenset()
-                idle_for: tuple[Any, ...] = ()  # (len(outs), night stage, groups) when `idle` was made
+                # when `idle` was made: len(outs), the night stage, the groups (None: not yet)
+                idle_outs = -1
+                idle_stage = -1
+                idle_groups: dict[str, tuple[str, ...]] | None = None
                 for name in order:
                     if st.prompts and not st.over:  # `_prompts` does nothing otherwise
                         yield from self._prompts()
@@ -198,10 +201,16 @@ class GameEnv:
                         break
                     # only the seats that may act are asked (`idle_seats`: a seat with nothing
                     # to post would not be asked anyway)
-                    now = (len(st.outs), st.stage, *st.groups.values())
-                    if st.prompts or now != idle_for:
+                    if (
+                        st.prompts
+                        or idle_outs != len(st.outs)
+                        or idle_stage != st.stage
+                        or idle_groups != st.groups
+                    ):
                         idle = idle_seats(st)
-                        idle_for = () if st.prompts else now
+                        idle_outs = -1 if st.prompts else len(st.outs)
+                        idle_stage = st.stage
+                        idle_groups = dict(st.groups)
                     if name in idle:
                         continue
                     # `_ask`, inline (one generator fewer per seat asked)

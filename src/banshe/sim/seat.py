@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..engine.actions import ActionSet
@@ -20,7 +19,6 @@ if TYPE_CHECKING:
     from .env import GameEnv
 
 
-@dataclass(slots=True)
 class Observation:
     """What one seat may know when asked to act. Never the full state.
 
@@ -39,16 +37,54 @@ class Observation:
     random policy asks for none of them), so read them inside `act`, not later.
     """
 
-    seat: str
-    role: str
-    ruleset: str
-    phase: Phase
-    stage: int
-    prompt: str | None
-    legal: list[Command]
-    _env: GameEnv | None = field(default=None, repr=False)
-    _alive: tuple[str, ...] | None = field(default=None, repr=False)
-    actions: Sequence[ActionSet] = ()
+    # a plain class with its own `__init__` rather than a dataclass: the compiled build runs a
+    # dataclass's generated `__init__` as interpreted code, and one is made for every seat asked
+    __slots__ = ("seat", "role", "ruleset", "phase", "stage", "prompt", "legal", "_env", "_alive", "actions")
+
+    def __init__(
+        self,
+        seat: str,
+        role: str,
+        ruleset: str,
+        phase: Phase,
+        stage: int,
+        prompt: str | None,
+        legal: list[Command],
+        _env: GameEnv | None = None,
+        _alive: tuple[str, ...] | None = None,
+        actions: Sequence[ActionSet] = (),
+    ) -> None:
+        self.seat = seat
+        self.role = role
+        self.ruleset = ruleset
+        self.phase = phase
+        self.stage = stage
+        self.prompt = prompt
+        self.legal = legal
+        self._env = _env
+        self._alive = _alive
+        self.actions = actions
+
+    def __repr__(self) -> str:
+        return (
+            f"Observation(seat={self.seat!r}, role={self.role!r}, ruleset={self.ruleset!r}, phase={self.phase!r}, "
+            f"stage={self.stage!r}, prompt={self.prompt!r}, legal={self.legal!r}, actions={self.actions!r})"
+        )
+
+    def with_legal(self, legal: list[Command]) -> Observation:
+        """The same question with other legal commands (a bot's pruned list)."""
+        return Observation(
+            self.seat,
+            self.role,
+            self.ruleset,
+            self.phase,
+            self.stage,
+            self.prompt,
+            legal,
+            self._env,
+            self._alive,
+            self.actions,
+        )
 
     @property
     def alive(self) -> tuple[str, ...]:

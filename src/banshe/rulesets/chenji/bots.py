@@ -47,7 +47,6 @@ to 遗言 (预想, 身份表 and 出使 are never posted on its behalf).
 
 from __future__ import annotations
 
-import dataclasses
 import random
 import re
 from typing import Any
@@ -150,7 +149,7 @@ def _names(text: str) -> list[str]:
 
 def _generic(agent: HeuristicAgent, obs: Observation) -> Command | None:
     legal = [c for c in obs.legal if c.skill not in NEVER_GENERIC]
-    return generic_decide(agent, dataclasses.replace(obs, legal=legal))
+    return generic_decide(agent, obs.with_legal(legal))
 
 
 def _private(agent: HeuristicAgent, obs: Observation, key: str, pattern: re.Pattern[str]) -> list[str]:
@@ -248,7 +247,7 @@ def _generic_night(agent: HeuristicAgent, obs: Observation) -> Command | None:
     """The generic policy for the rest (预言, 毒药, a lone wolf's 杀人), minus the skills decided here."""
     decided = {KILL, SHIELD, MUTE, PIPE, HEARTBREAK, WITHER, GUARD_FAITH, REDEEM, POWER, PURE, SLANDER, BITE, ANTIDOTE}
     legal = [c for c in obs.legal if c.skill not in decided and c.skill not in NEVER_GENERIC]
-    return generic_decide(agent, dataclasses.replace(obs, legal=legal))
+    return generic_decide(agent, obs.with_legal(legal))
 
 
 def _night(agent: HeuristicAgent, obs: Observation, skills: set[str]) -> Command | None:

@@ -732,8 +732,10 @@ class Pinming(Ruleset):
             return [()]
         if skill == SLASH:
             k = ext(state).knives or 0
+            if not k:
+                return []
             alive = state.alive_names()
-            if not k or k > len(alive):
+            if k > len(alive):
                 return []
             rng = random.Random(len(state.log))  # a few orders to choose from, the same on every replay
             return [tuple(rng.sample(alive, k)) for _ in range(3)]
