@@ -105,6 +105,19 @@ def test_legal_commands_equal_the_reference(ruleset: str, players: int) -> None:
                 assert legal_commands(state, actor) == reference_legal_commands(state, actor)
 
 
+# more tables for the rulesets whose skills declare candidates functions of their own (沉寂与取酒's
+# once-per-target shields, 曲尽 and 杀人; 感染's guards and 咬噬/吸血, whose stage depends on the actor)
+MORE_TABLES = [("chenji", 25, (3, 4)), ("ganran", 24, (0, 1, 2))]
+
+
+@pytest.mark.parametrize(("ruleset", "players", "seeds"), MORE_TABLES)
+def test_declared_candidates_at_other_table_sizes(ruleset: str, players: int, seeds: tuple[int, ...]) -> None:
+    for seed in seeds:
+        for state in positions(ruleset, players, seed):
+            for actor in state.order:
+                assert legal_commands(state, actor) == reference_legal_commands(state, actor)
+
+
 @pytest.mark.parametrize(("ruleset", "players"), GAMES)
 def test_check_answer_agrees_with_the_probe(ruleset: str, players: int) -> None:
     asked = 0

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from banshe.engine.commands import Command, IllegalCommand
@@ -43,8 +43,10 @@ from banshe.engine.ruleset import (
     Ruleset,
     SkillSpec,
     Task,
+    alive_targets,
     first_day,
     later_day,
+    other_alive_targets,
 )
 
 from .roles import (
@@ -174,6 +176,14 @@ def _once_per_target(state: GameState, skill: str, target: str, name: str) -> No
     used = ext(state).targeted.get(skill, [])
     if target in used:
         raise IllegalCommand(f"{target}已经成为过<{name}>的目标，每名角色整局只能成为该技能的目标一次")
+
+
+def _not_yet_targeted(state: GameState, skill: str) -> Sequence[str]:
+    """The characters in the game not yet a target of `skill` (`_once_per_target`), in seating order."""
+    used = ext(state).targeted.get(skill)
+    if not used:
+        return state.living()
+    return [n for n in state.living() if n not in used]
 
 
 def _mark_target(state: GameState, skill: str, target: str) -> None:
@@ -327,11 +337,21 @@ def check_shield(state: GameState, cmd: Command) -> None:
     _once_per_target(state, SHIELD, cmd.targets[0], "守护之盾")
 
 
+def shield_targets(state: GameState, actor: str) -> Sequence[str]:
+    """`SkillSpec.candidates` of 守护之盾: 每名角色整局游戏只能成为该技能的目标一次 (itself allowed)."""
+    return _not_yet_targeted(state, SHIELD)
+
+
 def check_mute(state: GameState, cmd: Command) -> None:
     # 隔音之盾 — 每名角色整局游戏只能成为该技能的目标一次
     _need(state, cmd)
     _once_tonight(state, cmd, "隔音之盾")
     _once_per_target(state, MUTE, cmd.targets[0], "隔音之盾")
+
+
+def mute_targets(state: GameState, actor: str) -> Sequence[str]:
+    """`SkillSpec.candidates` of 隔音之盾: 每名角色整局游戏只能成为该技能的目标一次 (itself allowed)."""
+    return _not_yet_targeted(state, MUTE)
 
 
 def apply_targeted_once(state: GameState, cmd: Command) -> None:
@@ -356,6 +376,11 @@ def check_finale(state: GameState, cmd: Command) -> None:
     t = state.char(cmd.targets[0])
     if MAD not in t.statuses or FAKE_DEATH in t.statuses:
         raise IllegalCommand(f"{t.name}不是癫狂状态，不能成为<曲尽>的目标")
+
+
+def finale_targets(state: GameState, actor: str) -> list[str]:
+    """`SkillSpec.candidates` of 曲尽: 选择一名癫狂状态的角色 (not yet 假死), in seating order."""
+    return [c.name for c in state.chars.values() if c.alive and MAD in c.statuses and FAKE_DEATH not in c.statuses]
 
 
 def check_heartbreak(state: GameState, cmd: Command) -> None:
@@ -394,11 +419,21 @@ def check_faith(state: GameState, cmd: Command) -> None:
     _once_per_target(state, GUARD_FAITH, cmd.targets[0], "卫道")
 
 
+def faith_targets(state: GameState, actor: str) -> Sequence[str]:
+    """`SkillSpec.candidates` of 卫道: 每名角色整局游戏只能成为该技能的目标一次 (itself allowed)."""
+    return _not_yet_targeted(state, GUARD_FAITH)
+
+
 def check_redeem(state: GameState, cmd: Command) -> None:
     # 救赎 — 使其次日白天免于被票出局; 每名角色整局游戏只能成为该技能的目标一次
     _need(state, cmd)
     _once_tonight(state, cmd, "救赎")
     _once_per_target(state, REDEEM, cmd.targets[0], "救赎")
+
+
+def redeem_targets(state: GameState, actor: str) -> Sequence[str]:
+    """`SkillSpec.candidates` of 救赎: 每名角色整局游戏只能成为该技能的目标一次 (itself allowed)."""
+    return _not_yet_targeted(state, REDEEM)
 
 
 def check_power(state: GameState, cmd: Command) -> None:
@@ -432,6 +467,13 @@ def check_kill(state: GameState, cmd: Command) -> None:
         raise IllegalCommand(f"{cmd.actor}没有<杀人>技能")
     if KILL in ext(state).tonight:
         raise IllegalCommand("今晚已经指杀过了")
+
+
+def kill_targets(state: GameState, actor: str) -> Sequence[str]:
+    """`SkillSpec.candidates` of 杀人: any character in the game (itself allowed) for one who holds
+    it (`killer_of`); none for anyone else, whom `check_kill` refuses (every seat has the row: 杀人
+    is no identity's)."""
+    return state.living() if actor in killer_of(state) else ()
 
 
 def _pair_of(state: GameState) -> int:
@@ -1162,26 +1204,75 @@ SKILLS = {
     for s in (
         SkillSpec(ARROW, "爱神之箭", frozenset({START}), MANY_TARGETS, check_arrow, apply_arrow),
         SkillSpec(REJOIN, "归群", frozenset({START}), NO_TARGET, check_rejoin, apply_rejoin),
-        SkillSpec(CHECK, "预言", _N, ONE_TARGET, check_check, apply_record, stage="2215"),
-        SkillSpec(TIANYAN, "天眼", _N, ONE_TARGET, check_tianyan, apply_tianyan, stage="2215"),
-        SkillSpec(ANTIDOTE, "解药", _N, ONE_TARGET, check_antidote, apply_spend, stage="2230"),
-        SkillSpec(POISON, "毒药", _N, ONE_TARGET, check_poison, apply_spend, stage="2230"),
-        SkillSpec(SHIELD, "守护之盾", _N, ONE_TARGET, check_shield, apply_targeted_once, stage="2145"),
-        SkillSpec(MUTE, "隔音之盾", _N, ONE_TARGET, check_mute, apply_targeted_once, stage="2145"),
-        SkillSpec(POWER, "弄权", _N, ONE_TARGET, check_power, apply_spend, stage="2215"),
-        SkillSpec(PURE, "纯真", _N, ONE_TARGET, check_pure, apply_spend, stage="2245"),
-        SkillSpec(SLANDER, "诽谤", _N, ONE_TARGET, check_slander, apply_record, stage="2215"),
-        SkillSpec(KILL, "杀人", _N, ONE_TARGET, check_kill, apply_record, audience="group:wolves", stage="2215"),
-        SkillSpec(BITE, "撕咬", _N, ONE_TARGET, check_bite, apply_bite, stage="2215"),
-        SkillSpec(PIPE, "吹笛", _N, ONE_TARGET, check_pipe, apply_record, stage="2200"),
-        SkillSpec(HEARTBREAK, "断肠", _N, ONE_TARGET, check_heartbreak, apply_heartbreak, stage="2200"),
-        SkillSpec(WITHER, "摇落", _N, ONE_TARGET, check_wither, apply_spend, stage="2200"),
-        SkillSpec(FINALE, "曲尽", _N, ONE_TARGET, check_finale, apply_record, stage="2200"),
-        SkillSpec(GUARD_FAITH, "卫道", _N, ONE_TARGET, check_faith, apply_targeted_once, stage="2200"),
-        SkillSpec(REDEEM, "救赎", _N, ONE_TARGET, check_redeem, apply_targeted_once, stage="2245"),
-        SkillSpec(CONFESS, "忏悔", _D, ONE_TARGET, check_confess, apply_confess),
+        SkillSpec(CHECK, "预言", _N, ONE_TARGET, check_check, apply_record, stage="2215", candidates=alive_targets),
+        SkillSpec(
+            TIANYAN, "天眼", _N, ONE_TARGET, check_tianyan, apply_tianyan, stage="2215", candidates=alive_targets
+        ),
+        SkillSpec(
+            ANTIDOTE, "解药", _N, ONE_TARGET, check_antidote, apply_spend, stage="2230", candidates=other_alive_targets
+        ),
+        SkillSpec(
+            POISON, "毒药", _N, ONE_TARGET, check_poison, apply_spend, stage="2230", candidates=other_alive_targets
+        ),
+        SkillSpec(
+            SHIELD,
+            "守护之盾",
+            _N,
+            ONE_TARGET,
+            check_shield,
+            apply_targeted_once,
+            stage="2145",
+            candidates=shield_targets,
+        ),
+        SkillSpec(
+            MUTE, "隔音之盾", _N, ONE_TARGET, check_mute, apply_targeted_once, stage="2145", candidates=mute_targets
+        ),
+        SkillSpec(POWER, "弄权", _N, ONE_TARGET, check_power, apply_spend, stage="2215", candidates=alive_targets),
+        SkillSpec(PURE, "纯真", _N, ONE_TARGET, check_pure, apply_spend, stage="2245", candidates=other_alive_targets),
+        SkillSpec(SLANDER, "诽谤", _N, ONE_TARGET, check_slander, apply_record, stage="2215", candidates=alive_targets),
+        SkillSpec(
+            KILL,
+            "杀人",
+            _N,
+            ONE_TARGET,
+            check_kill,
+            apply_record,
+            audience="group:wolves",
+            stage="2215",
+            candidates=kill_targets,
+        ),
+        SkillSpec(BITE, "撕咬", _N, ONE_TARGET, check_bite, apply_bite, stage="2215", candidates=alive_targets),
+        SkillSpec(PIPE, "吹笛", _N, ONE_TARGET, check_pipe, apply_record, stage="2200", candidates=alive_targets),
+        SkillSpec(
+            HEARTBREAK,
+            "断肠",
+            _N,
+            ONE_TARGET,
+            check_heartbreak,
+            apply_heartbreak,
+            stage="2200",
+            candidates=alive_targets,
+        ),
+        SkillSpec(WITHER, "摇落", _N, ONE_TARGET, check_wither, apply_spend, stage="2200", candidates=alive_targets),
+        SkillSpec(FINALE, "曲尽", _N, ONE_TARGET, check_finale, apply_record, stage="2200", candidates=finale_targets),
+        SkillSpec(
+            GUARD_FAITH,
+            "卫道",
+            _N,
+            ONE_TARGET,
+            check_faith,
+            apply_targeted_once,
+            stage="2200",
+            candidates=faith_targets,
+        ),
+        SkillSpec(
+            REDEEM, "救赎", _N, ONE_TARGET, check_redeem, apply_targeted_once, stage="2245", candidates=redeem_targets
+        ),
+        SkillSpec(CONFESS, "忏悔", _D, ONE_TARGET, check_confess, apply_confess, candidates=other_alive_targets),
         SkillSpec(MARTYRDOM, "死节", _DN, NO_TARGET, check_martyrdom, apply_martyrdom, audience="public"),
-        SkillSpec(STAB, "行刺", _D, ONE_TARGET, check_stab, apply_stab, audience="public"),
+        SkillSpec(
+            STAB, "行刺", _D, ONE_TARGET, check_stab, apply_stab, audience="public", candidates=other_alive_targets
+        ),
         SkillSpec(MISSION, "出使", _DN, FREE_TEXT, check_mission, apply_mission, refuses=not_envoy),
         SkillSpec(
             SHOOT,
@@ -1389,28 +1480,20 @@ class Chenji(Ruleset):
         return "你处于癫狂状态，只能使用“" + "".join(sorted(MAD_CHARACTERS)) + "”、空格与换行发言（投票除外）"
 
     def legal_targets(self, state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:
-        """Candidates to try, each still checked by the engine: a skill's holders only (`ROLES`;
-        杀人 by `killer_of`). How often a bot uses a skill is the bots' (`bots.py`)."""
+        """Candidates to try, each still checked by the engine, for the skills that declare none
+        (`SkillSpec.candidates`; no-target and text skills need none): 爱神之箭's pairs and the
+        prompts' answers (最后一枪, 殉职, 指认). A skill's holders only (`ROLES`). How often a bot
+        uses a skill is the bots' (`bots.py`)."""
         c = state.char(actor)
         owners = self.holders_table.get(skill)
         if owners is not None and c.role not in owners:
             return []  # not this identity's skill: nothing to try
-        if skill == KILL and actor not in killer_of(state):
-            return []
-        alive = state.alive_names()
         if skill == ARROW:
             rng = random.Random(len(state.log) * 31 + c.seat)  # a few pairs, the same on every replay
             return [tuple(rng.sample(state.order, 2)) for _ in range(2)]
-        if skill in (REJOIN, MARTYRDOM):
-            return [()]
-        if skill == FINALE:
-            return [(n,) for n in alive if MAD in state.char(n).statuses]
-        if skill in (PURE, STAB, HEIR):
-            # 其他角色 (纯真: not tonight's 指杀 targets either: she is not told them)
-            return [(n,) for n in alive if n != actor]
-        if skill in (PREDICT, ID_SHEET, LAST_WORDS, MISSION):
-            return []
-        return [(n,) for n in alive]
+        if skill == HEIR:
+            return [(n,) for n in state.alive_names() if n != actor]  # 指认: 其他角色
+        return [(n,) for n in state.alive_names()]
 
 
 CHENJI = Chenji(

@@ -40,8 +40,10 @@ from banshe.engine.ruleset import (
     Ruleset,
     SkillSpec,
     Task,
+    alive_targets,
     first_day,
     later_day,
+    other_alive_targets,
 )
 
 from .state import GanranState, Link, ext
@@ -300,6 +302,24 @@ def _check_guard(state: GameState, cmd: Command) -> None:
         raise IllegalCommand(f"<{name}>不能连续两晚对同一名角色（{cmd.target}）使用")
 
 
+def _guard_targets(state: GameState, skill: str) -> Sequence[str]:
+    """The characters in the game but last night's target of `skill` (不能连续两晚对同一名角色使用)."""
+    last = ext(state).guard_last.get(skill)
+    if last is None or last[0] != _night(state) - 1:
+        return state.living()
+    return [n for n in state.living() if n != last[1]]
+
+
+def shield_targets(state: GameState, actor: str) -> Sequence[str]:
+    """`SkillSpec.candidates` of 银盾: 不能连续两晚对同一名角色使用 (itself allowed)."""
+    return _guard_targets(state, SHIELD)
+
+
+def garlic_targets(state: GameState, actor: str) -> Sequence[str]:
+    """`SkillSpec.candidates` of 胡蒜: 不能连续两晚对同一名角色使用 (itself allowed)."""
+    return _guard_targets(state, GARLIC)
+
+
 def _apply_guard(state: GameState, cmd: Command) -> None:
     data = ext(state)
     data.guard[cmd.skill] = cmd.targets[0]
@@ -324,6 +344,28 @@ def check_infect(state: GameState, cmd: Command) -> None:
     if c.marks.get("ready", 0) > _night(state):
         # rulings: a character infected this night uses the new skill from the next night
         raise IllegalCommand(f"{cmd.actor}今晚刚被感染，下一夜才能发动<{zh}>")
+
+
+def _infection_targets(state: GameState, actor: str, skill: str) -> Sequence[str]:
+    """Any character in the game (itself allowed) for a character of the skill's kind who may still
+    use it — its king without limit, the infected while its one use lasts (`_may_use`, inline:
+    asked for every seat, as every seat has the row); none for anyone else, whom `check_infect`
+    refuses."""
+    c = state.chars[actor]
+    k = KIND_OF_SKILL[skill]
+    if c.marks.get("kind") != k or (c.role != KING_OF_KIND[k] and not c.has_charge(skill)):
+        return ()
+    return state.living()
+
+
+def bite_targets(state: GameState, actor: str) -> Sequence[str]:
+    """`SkillSpec.candidates` of 咬噬: 穆图或狼人可以选择一名角色 (`_infection_targets`)."""
+    return _infection_targets(state, actor, BITE)
+
+
+def suck_targets(state: GameState, actor: str) -> Sequence[str]:
+    """`SkillSpec.candidates` of 吸血: 该隐或吸血鬼可以选择一名角色 (`_infection_targets`)."""
+    return _infection_targets(state, actor, SUCK)
 
 
 def apply_infect(state: GameState, cmd: Command) -> None:
@@ -750,7 +792,7 @@ def _no_check(state: GameState, cmd: Command) -> None:
 
 
 def _may_use(state: GameState, actor: str, skill: str) -> bool:
-    """The bots' cheap pre-filter (the engine still checks every command): 咬噬/吸血 for a
+    """`legal_targets`' cheap pre-filter (the engine still checks every command): 咬噬/吸血 for a
     character of that kind — its king without limit, the infected while its one use lasts —
     any other skill for the identities `ROLES` gives it to (`skill_holders`' promise), a
     <限定> one while its charge lasts."""
@@ -813,19 +855,23 @@ _ANY = frozenset({START, DAY, NIGHT})
 SKILLS = {
     s.id: s
     for s in (
-        SkillSpec(ADORE, "爱慕", frozenset({START}), ONE_TARGET, check_adore, apply_adore),
-        SkillSpec(SHIELD, "银盾", _N, ONE_TARGET, _check_guard, _apply_guard, stage="夜晚1"),
-        SkillSpec(GARLIC, "胡蒜", _N, ONE_TARGET, _check_guard, _apply_guard, stage="夜晚1"),
-        SkillSpec(BITE, "咬噬", _N, ONE_TARGET, check_infect, apply_infect, stage="夜晚2"),
-        SkillSpec(SUCK, "吸血", _N, ONE_TARGET, check_infect, apply_infect, stage="夜晚2"),
-        SkillSpec(WOLF_KING, "狼王", _N, ONE_TARGET, check_king, apply_king, stage="夜晚2"),
-        SkillSpec(GHOST_KING, "鬼王", _N, ONE_TARGET, check_king, apply_king, stage="夜晚2"),
-        SkillSpec(CHECK, "预言", _N, ONE_TARGET, check_check, apply_check, stage="夜晚4"),
-        SkillSpec(KILL, "杀人", _N, ONE_TARGET, check_kill, apply_kill, stage="夜晚5"),
-        SkillSpec(ANTIDOTE, "解药", _N, ONE_TARGET, check_antidote, apply_antidote, stage="夜晚6"),
-        SkillSpec(POISON, "毒药", _N, ONE_TARGET, check_poison, apply_poison, stage="夜晚6"),
-        SkillSpec(BULLET, "银色子弹", _D, ONE_TARGET, check_bullet, apply_bullet),
-        SkillSpec(CROSS, "十字架", _D, ONE_TARGET, check_cross, apply_cross),
+        SkillSpec(
+            ADORE, "爱慕", frozenset({START}), ONE_TARGET, check_adore, apply_adore, candidates=other_alive_targets
+        ),
+        SkillSpec(SHIELD, "银盾", _N, ONE_TARGET, _check_guard, _apply_guard, stage="夜晚1", candidates=shield_targets),
+        SkillSpec(GARLIC, "胡蒜", _N, ONE_TARGET, _check_guard, _apply_guard, stage="夜晚1", candidates=garlic_targets),
+        SkillSpec(BITE, "咬噬", _N, ONE_TARGET, check_infect, apply_infect, stage="夜晚2", candidates=bite_targets),
+        SkillSpec(SUCK, "吸血", _N, ONE_TARGET, check_infect, apply_infect, stage="夜晚2", candidates=suck_targets),
+        SkillSpec(WOLF_KING, "狼王", _N, ONE_TARGET, check_king, apply_king, stage="夜晚2", candidates=alive_targets),
+        SkillSpec(GHOST_KING, "鬼王", _N, ONE_TARGET, check_king, apply_king, stage="夜晚2", candidates=alive_targets),
+        SkillSpec(CHECK, "预言", _N, ONE_TARGET, check_check, apply_check, stage="夜晚4", candidates=alive_targets),
+        SkillSpec(KILL, "杀人", _N, ONE_TARGET, check_kill, apply_kill, stage="夜晚5", candidates=alive_targets),
+        SkillSpec(
+            ANTIDOTE, "解药", _N, ONE_TARGET, check_antidote, apply_antidote, stage="夜晚6", candidates=alive_targets
+        ),
+        SkillSpec(POISON, "毒药", _N, ONE_TARGET, check_poison, apply_poison, stage="夜晚6", candidates=alive_targets),
+        SkillSpec(BULLET, "银色子弹", _D, ONE_TARGET, check_bullet, apply_bullet, candidates=other_alive_targets),
+        SkillSpec(CROSS, "十字架", _D, ONE_TARGET, check_cross, apply_cross, candidates=other_alive_targets),
         SkillSpec(
             SUCCEED,
             "殉职",
@@ -904,6 +950,8 @@ class Ganran(Ruleset):
         return _HOLDERS
 
     def legal_targets(self, state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:
+        # the skills that declare no `candidates`: 殉职 (the prompt's answers, SUCCESSOR), each still
+        # checked by the engine; a skill's holders only (`skill_holders`' promise)
         if not _may_use(state, actor, skill):
             return []
         alive: list[tuple[str, ...]] = [(n,) for n in state.alive_names()]
