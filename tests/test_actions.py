@@ -126,3 +126,22 @@ def test_inline_draws_are_randoms_own() -> None:
         picked = RandomAgent(seat, "", "pinming", random.Random(seed)).act(obs)
         k = random.Random(seed).randrange(total + 1)
         assert picked == (None if k == total else flat(actions)[k])
+
+
+def test_only_an_agent_whose_act_is_its_pick_is_asked_by_pick() -> None:
+    """The env asks an agent through `pick(actions)` (no Observation) only where its class
+    defines `pick` next to the `act` it uses; a subclass that overrides `act` is asked by `act`."""
+    from banshe.sim.seat import answers_by_pick
+
+    class Overrides(RandomAgent):
+        def act(self, obs: Observation) -> Command | None:
+            return None
+
+    class Plain:
+        def act(self, obs: Observation) -> Command | None:
+            return None
+
+    rng = random.Random(1)
+    assert answers_by_pick(RandomAgent("1号", "", "pinming", rng)) is not None
+    assert answers_by_pick(Overrides("1号", "", "pinming", rng)) is None
+    assert answers_by_pick(Plain()) is None

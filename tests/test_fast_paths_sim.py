@@ -109,4 +109,4 @@ def test_votable_is_the_can_be_voted_filter(ruleset: str, players: int) -> None:
     for seed in range(3):
         for state in positions(ruleset, players, seed):
             expected = [n for n in state.alive_names() if rs.can_be_voted(state, n) is None]
-            assert rs.votable(state) == expected
+            assert list(rs.votable(state)) == expected

@@ -135,8 +135,10 @@ def legal_actions(state: GameState, actor: str) -> list[ActionSet]:
         else:
             skill = VOTE
             ok = True
-        if ok and rs.can_vote(state, actor) is None and not rs.gate(state, _commands(actor, skill)[(ABSTAIN,)]):
-            found.append(ActionSet(actor, skill, NAMES, [*rs.votable(state), ABSTAIN]))
+        if ok and rs.can_vote(state, actor) is None:
+            table = _commands(actor, skill)
+            if not rs.gate(state, table[(ABSTAIN,)]):
+                found.append(table.action_set(NAMES, rs.votable(state), ABSTAIN))
     if not rows:
         return found
     gate = rs.gate
@@ -150,14 +152,15 @@ def legal_actions(state: GameState, actor: str) -> list[ActionSet]:
         if mode == ONE_CHECK:
             # one `check` settles the skill: no targets, or the declared candidates
             # (`SkillSpec.candidates`: the same set whichever of them is checked)
+            table = _commands(actor, sid)
             if shape == NO_TARGET:
                 declared: Sequence[str] = ()
-                probe = _commands(actor, sid)[()]
+                probe = table[()]
             else:
                 declared = spec.candidates(state, actor)  # type: ignore[misc]
                 if not declared:
                     continue
-                probe = _commands(actor, sid).one(declared[0])
+                probe = table.one(declared[0])
             if stage_check and _stage_refuses(state, rs, actor, sid):
                 continue
             refuses = spec.refuses
@@ -168,9 +171,9 @@ def legal_actions(state: GameState, actor: str) -> list[ActionSet]:
             except IllegalCommand:
                 continue
             if shape == NO_TARGET:
-                found.append(ActionSet(actor, sid, TUPLES, _NO_TARGETS))
+                found.append(table.action_set(TUPLES, _NO_TARGETS))
             else:
-                found.append(ActionSet(actor, sid, NAMES, declared))
+                found.append(table.action_set(NAMES, declared))
             continue
         if shape == FREE_TEXT:
             c = _plain(actor, sid, text=_TEXT)
@@ -395,6 +398,20 @@ class _Commands(dict[tuple[str, ...], Command]):
         self.actor = actor
         self.skill = skill
         self.single: dict[str, Command] = {}  # the one-target commands by their target
+        # the last action set made over `memo_for` (`action_set`), kept while that object is
+        self.memo_for: object = None
+        self.memo_set: ActionSet | None = None
+
+    def action_set(self, kind: int, options: Sequence[str] | Sequence[tuple[str, ...]], extra: str = "") -> ActionSet:
+        """These commands' action set over `options` (plus `extra`, 弃权, at the end): the same
+        object while `options` is the same object. Options are read, never changed, so a ruleset
+        that keeps its candidates (the memoised `living()`, 品茗's `votable`) gets one set per
+        change instead of one per ask."""
+        found = self.memo_set
+        if found is None or self.memo_for is not options:
+            found = self.memo_set = ActionSet(self.actor, self.skill, kind, [*options, extra] if extra else options)
+            self.memo_for = options
+        return found
 
     def __missing__(self, targets: tuple[str, ...]) -> Command:
         if len(self) >= 256:

@@ -407,9 +407,10 @@ class Ruleset:
     def can_be_voted(self, state: GameState, target: str) -> str | None:
         return None
 
-    def votable(self, state: GameState) -> list[str]:
+    def votable(self, state: GameState) -> Sequence[str]:
         """The alive seats, in seating order, that `can_be_voted` accepts (the bots' vote
-        targets). A ruleset may override it with the same answer computed faster."""
+        targets; read, never changed). A ruleset may override it with the same answer computed
+        faster."""
         can_be_voted = self.can_be_voted
         return [c.name for c in state.chars.values() if c.alive and can_be_voted(state, c.name) is None]
 

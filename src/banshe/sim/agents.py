@@ -13,7 +13,7 @@ A *policy* is a factory that makes one agent per seat per game::
 so any class whose constructor takes those four arguments and that has
 `act(self, obs) -> Command | None` is a policy. External policies are loaded from the
 command line as `package.module:Name` or `path/to/file.py:Name` (see `load_policy`).
-`Observation` and the random policy live in `banshe.sim.seat` (compiled with the env).
+`Observation` and the random policy's draw live in `banshe.sim.seat` (compiled with the env).
 """
 
 from __future__ import annotations
@@ -23,12 +23,13 @@ import importlib
 import importlib.util
 import random
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import ClassVar, Protocol, runtime_checkable
 
+from ..engine.actions import ActionSet
 from ..engine.commands import Command
-from .seat import Observation, Prune, RandomAgent, bot_prune
+from .seat import Observation, Prune, bot_prune, draw_uniform
 
 __all__ = [
     "BUILTIN_POLICIES",
@@ -50,6 +51,32 @@ class Agent(Protocol):
 
 
 AgentFactory = Callable[[str, str, str, random.Random], Agent]
+
+
+class RandomAgent:
+    """Uniform over the legal inputs plus passing: it abstains as often as the rules allow
+    (passing is always allowed: a deadline closes the stage, an unanswered prompt times out)."""
+
+    __slots__ = ("seat", "rng")
+    uses_actions: ClassVar[bool] = True  # reads `obs.actions` only
+
+    def __init__(self, seat: str, role: str, ruleset: str, rng: random.Random) -> None:
+        self.seat = seat
+        self.rng = rng
+
+    def act(self, obs: Observation) -> Command | None:
+        if obs.actions:
+            return draw_uniform(self.rng, obs.actions)
+        legal = obs.legal
+        if not legal:
+            return None
+        k = self.rng.randrange(len(legal) + 1)
+        return None if k == len(legal) else legal[k]
+
+    def pick(self, actions: Sequence[ActionSet]) -> Command | None:
+        """`act` on an observation with these action sets: the env asks this agent so, without
+        making an Observation (`seat.answers_by_pick`)."""
+        return draw_uniform(self.rng, actions)
 
 
 def _heuristic_factory(seat: str, role: str, ruleset: str, rng: random.Random) -> Agent:

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import contextlib
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from ..engine.actions import flatten, idle_seats, legal_actions
+from ..engine.actions import ActionSet, flatten, idle_seats, legal_actions
 from ..engine.commands import CLOSE_PHASE, CLOSE_STAGE, DIRECTOR, PROMPT_TIMEOUT, Command, IllegalCommand
 from ..engine.core import apply_in_place, apply_legal, next_close
 from ..engine.events import DIRECTOR as AUDIENCE_DIRECTOR
@@ -30,7 +30,7 @@ from ..engine.ruleset import Ruleset
 from ..engine.view import view
 from ..rulesets.registry import new_game
 from .agents import Agent, AgentFactory
-from .seat import Observation, bot_prune
+from .seat import Observation, answers_by_pick, bot_prune
 
 
 class GameEnv:
@@ -61,6 +61,8 @@ class GameEnv:
         # the seats' agents when the env asks them itself (`play_game`): `agent_iter` then yields
         # nothing and plays the game to its end; None: the caller answers each seat yielded
         self.agents: dict[str, Agent] | None = None
+        # each such agent's `pick(actions)`, where it has one (`RandomAgent`): asked without an Observation
+        self.picks: dict[str, Callable[[Sequence[ActionSet]], Command | None]] = {}
 
     # -- the AEC surface ---------------------------------------------------------------------
     @property
@@ -108,11 +110,14 @@ class GameEnv:
         self._prompt = None
         if obs is None:
             raise RuntimeError("step() without a seat being asked")
-        if command is not None and command.actor != obs.seat:
+        self._answer(obs.seat, obs.actions, prompt, command)
+
+    def _answer(self, seat: str, actions: Sequence[ActionSet], prompt: Prompt | None, command: Command | None) -> None:
+        if command is not None and command.actor != seat:
             self.refused += 1
             command = None
         if command is not None:
-            for a in obs.actions:
+            for a in actions:
                 if a.offers(command):
                     # one of the moves offered on this very state: applied without a second check
                     apply_legal(self.state, command)
@@ -134,7 +139,8 @@ class GameEnv:
                 self.refused += 1
 
     # -- scheduling ---------------------------------------------------------------------------
-    def _prepare(self, seat: str, prompt: Prompt | None) -> bool:
+    def _legal(self, seat: str, prompt: Prompt | None) -> list[ActionSet]:
+        """The moves `seat` is offered: the legal ones, less the bots' pruning, only the prompt's."""
         st = self.state
         actions = legal_actions(st, seat)
         prune = self.prune
@@ -142,11 +148,13 @@ class GameEnv:
             actions = prune(st, seat, actions)
         if prompt is not None:
             actions = [a for a in actions if a.skill == prompt.skill]
-        if not actions:
-            return False
+        return actions
+
+    def _observation(self, seat: str, prompt: Prompt | None, actions: list[ActionSet]) -> Observation:
+        st = self.state
         # seat, role, ruleset, phase, stage, prompt, legal, _env, _alive, actions (positional:
         # made for every seat asked)
-        self._obs = Observation(
+        return Observation(
             seat,
             st.chars[seat].role,
             self.ruleset_id,
@@ -158,21 +166,43 @@ class GameEnv:
             None,
             actions,
         )
+
+    def _prepare(self, seat: str, prompt: Prompt | None) -> bool:
+        """Ask `seat` (the AEC surface: `last()` holds the question until `step`)."""
+        actions = self._legal(seat, prompt)
+        if not actions:
+            return False
+        self._obs = self._observation(seat, prompt, actions)
         self._prompt = prompt
         self._stepped = False
+        return True
+
+    def _drive(self, seat: str, prompt: Prompt | None) -> bool:
+        """Ask `seat`'s own agent (`agents`) and apply its answer; False: nothing to ask. An agent
+        that reads only the action sets and has `pick(actions)` is asked without an Observation."""
+        actions = self._legal(seat, prompt)
+        if not actions:
+            return False
+        pick = self.picks.get(seat)
+        if pick is not None:
+            self._answer(seat, actions, prompt, pick(actions))
+            return True
+        agents = self.agents
+        assert agents is not None
+        self._answer(seat, actions, prompt, agents[seat].act(self._observation(seat, prompt, actions)))
         return True
 
     def _prompts(self) -> Iterator[str]:
         st = self.state
         while next_close(st) == PROMPT_TIMEOUT:
             head = st.prompts[0]
-            if self._prepare(head.actor, head):
-                if self.agents is not None:
-                    self.step(self.agents[head.actor].act(self._obs))  # type: ignore[arg-type]
-                else:
-                    yield head.actor
-                    if not self._stepped:  # the caller skipped this seat: the prompt times out
-                        self.step(None)
+            if self.agents is not None:
+                if not self._drive(head.actor, head):
+                    self._director(PROMPT_TIMEOUT)
+            elif self._prepare(head.actor, head):
+                yield head.actor
+                if not self._stepped:  # the caller skipped this seat: the prompt times out
+                    self.step(None)
             else:
                 self._director(PROMPT_TIMEOUT)
             if st.prompts and st.prompts[0] is head:
@@ -194,33 +224,35 @@ class GameEnv:
                 idle_outs = -1
                 idle_stage = -1
                 idle_groups: dict[str, tuple[str, ...]] | None = None
+                seen = -1  # len(log) when the checks below last ran: nothing happens without an event
                 for name in order:
-                    if st.prompts and not st.over:  # `_prompts` does nothing otherwise
-                        yield from self._prompts()
-                    if st.over or (st.phase is not phase and st.phase != phase) or st.settling:
-                        break
-                    # only the seats that may act are asked (`idle_seats`: a seat with nothing
-                    # to post would not be asked anyway)
-                    if (
-                        st.prompts
-                        or idle_outs != len(st.outs)
-                        or idle_stage != st.stage
-                        or idle_groups != st.groups
-                    ):
-                        idle = idle_seats(st)
-                        idle_outs = -1 if st.prompts else len(st.outs)
-                        idle_stage = st.stage
-                        idle_groups = dict(st.groups)
+                    if seen != len(st.log) or st.prompts:
+                        if st.prompts and not st.over:  # `_prompts` does nothing otherwise
+                            yield from self._prompts()
+                        if st.over or (st.phase is not phase and st.phase != phase) or st.settling:
+                            break
+                        # only the seats that may act are asked (`idle_seats`: a seat with nothing
+                        # to post would not be asked anyway)
+                        if (
+                            st.prompts
+                            or idle_outs != len(st.outs)
+                            or idle_stage != st.stage
+                            or idle_groups != st.groups
+                        ):
+                            idle = idle_seats(st)
+                            idle_outs = -1 if st.prompts else len(st.outs)
+                            idle_stage = st.stage
+                            idle_groups = dict(st.groups)
+                        seen = len(st.log)
                     if name in idle:
                         continue
                     # `_ask`, inline (one generator fewer per seat asked)
-                    if self._prepare(name, None):
-                        if agents is not None:
-                            self.step(agents[name].act(self._obs))  # type: ignore[arg-type]
-                        else:
-                            yield name
-                            if not self._stepped:
-                                self.step(None)
+                    if agents is not None:
+                        self._drive(name, None)
+                    elif self._prepare(name, None):
+                        yield name
+                        if not self._stepped:
+                            self.step(None)
                 if st.over or (st.phase is not phase and st.phase != phase):
                     break
                 if stage < stages - 1 and next_close(st) == CLOSE_STAGE:
@@ -232,13 +264,14 @@ class GameEnv:
                         yield from self._prompts()
                     if st.over or (st.phase is not phase and st.phase != phase) or st.settling:
                         break
-                    if name in st.votes and name not in st.vote_changed and self._prepare(name, None):
-                        if agents is not None:
-                            self.step(agents[name].act(self._obs))  # type: ignore[arg-type]
-                        else:
-                            yield name
-                            if not self._stepped:
-                                self.step(None)
+                    if name not in st.votes or name in st.vote_changed:
+                        continue
+                    if agents is not None:
+                        self._drive(name, None)
+                    elif self._prepare(name, None):
+                        yield name
+                        if not self._stepped:
+                            self.step(None)
             if not st.over and (st.phase is phase or st.phase == phase):
                 self._director(CLOSE_PHASE)
             yield from self._prompts()
@@ -277,6 +310,8 @@ def play_game(
     }
     env.command_lists = not all(getattr(a, "uses_actions", False) for a in agents.values())
     env.agents = agents  # the env asks them itself: the same questions in the same order
+    if not env.command_lists:
+        env.picks = {seat: pick for seat, a in agents.items() if (pick := answers_by_pick(a)) is not None}
     for _seat in env.agent_iter():
         raise RuntimeError("an env that asks its agents itself yields no seat")
     return env

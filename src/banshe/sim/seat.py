@@ -1,12 +1,12 @@
-"""One seat's question and the simplest answer: the `Observation` a seat is asked with, the
-ruleset bots' pruning of its moves, and the random policy (compiled in the fast build, with the
-env that asks them; `banshe.sim.agents` holds the policy interface and registry)."""
+"""One seat's question: the `Observation` a seat is asked with, the ruleset bots' pruning of
+its moves, and the random policy's draw (compiled in the fast build, with the env that asks
+them; `banshe.sim.agents` holds the policy interface, `RandomAgent` and the registry)."""
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 from ..engine.actions import ActionSet
 from ..engine.commands import Command
@@ -131,39 +131,37 @@ def bot_prune(rules: Ruleset) -> Prune | None:
     return _PRUNES[rules.id]
 
 
-class RandomAgent:
-    """Uniform over the legal inputs plus passing: it abstains as often as the rules allow
-    (passing is always allowed: a deadline closes the stage, an unanswered prompt times out)."""
+def draw_uniform(rng: random.Random, actions: Sequence[ActionSet]) -> Command | None:
+    """The random policy's answer: uniform over every option of `actions` plus passing, the
+    same draw as over the flattened `legal` (one `randrange` over all options + pass)."""
+    total = 0
+    for a in actions:
+        total += len(a.options)
+    # `rng.randrange(total + 1)`, inline: random's own draw (`_randbelow`), the same number
+    getrandbits = rng.getrandbits
+    bits = (total + 1).bit_length()
+    k = getrandbits(bits)
+    while k > total:
+        k = getrandbits(bits)
+    if k == total:
+        return None
+    for a in actions:
+        n = len(a.options)
+        if k < n:
+            return a.command(k)
+        k -= n
+    return None
 
-    __slots__ = ("seat", "rng")
-    uses_actions: ClassVar[bool] = True  # reads `obs.actions` only
 
-    def __init__(self, seat: str, role: str, ruleset: str, rng: random.Random) -> None:
-        self.seat = seat
-        self.rng = rng
-
-    def act(self, obs: Observation) -> Command | None:
-        actions = obs.actions
-        if actions:
-            # the same draw as over the flattened `legal` (one `randrange` over all options + pass)
-            total = 0
-            for a in actions:
-                total += len(a.options)
-            # `self.rng.randrange(total + 1)`, inline: random's own draw (`_randbelow`), the same number
-            getrandbits = self.rng.getrandbits
-            bits = (total + 1).bit_length()
-            k = getrandbits(bits)
-            while k > total:
-                k = getrandbits(bits)
-            if k == total:
-                return None
-            for a in actions:
-                n = len(a.options)
-                if k < n:
-                    return a.command(k)
-                k -= n
-        legal = obs.legal
-        if not legal:
-            return None
-        k = self.rng.randrange(len(legal) + 1)
-        return None if k == len(legal) else legal[k]
+def answers_by_pick(agent: object) -> Callable[[Sequence[ActionSet]], Command | None] | None:
+    """The agent's `pick(actions)` when the env may ask it without an Observation: its class
+    defines `pick` next to the very `act` it uses (a subclass that overrides `act` is asked
+    through `act`)."""
+    pick = getattr(agent, "pick", None)
+    if pick is None:
+        return None
+    for klass in type(agent).__mro__:
+        if "pick" in vars(klass):
+            own = vars(klass).get("act")
+            return pick if own is not None and getattr(type(agent), "act", None) is own else None
+    return None

@@ -6,6 +6,7 @@ Names are data (ids are ASCII); each skill is a small check/apply pair citing it
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any
 
 from banshe.engine.commands import (
@@ -706,7 +707,7 @@ class Pinming(Ruleset):
             return f"{target}已发动装傻，不能成为投票对象"
         return None
 
-    def votable(self, state: GameState) -> list[str]:
+    def votable(self, state: GameState) -> Sequence[str]:
         # `can_be_voted`, inline, made once per day and out: asked for every voter. 装傻 (the
         # only other change) comes at the day's 关门, after its votes
         data = ext(state)
@@ -716,7 +717,7 @@ class Pinming(Ruleset):
         if memo[0] != outs or memo[1] != day:
             names = tuple(c.name for c in state.chars.values() if c.alive and not c.marks.get("feigned"))
             memo = data.votable_memo = (outs, day, names)
-        return list(memo[2])
+        return memo[2]
 
     def vote_weight(self, state: GameState, voter: str) -> float:
         # 带队<强制> — 警长投出的票计为1.5票
