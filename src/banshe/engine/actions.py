@@ -121,7 +121,14 @@ def legal_actions(state: GameState, actor: str) -> list[ActionSet]:
     settling = state.settling
     alive = me.alive
     night = kind == NIGHT
-    rows, unprompted, _needs = _skill_rows(rs, kind, state.stage if night else 0, alive, settling, me.role)
+    # `_skill_rows`, its lookup inline (asked for every seat)
+    by_role = rs.legal_rows.get(me.role)
+    stage = state.stage if night else 0
+    key = stage * 16 + (8 if night else 4 if kind == DAY else 0) + (2 if settling else 0) + (1 if alive else 0)
+    both = by_role.get(key) if by_role is not None else None
+    if both is None:
+        both = _skill_rows(rs, kind, stage, alive, settling, me.role)
+    rows, unprompted, _needs = both
     head = state.prompts[0] if state.prompts else None
     if head is None or head.actor != actor:
         rows = unprompted  # no prompt skill can pass: the same rows in the same order without them
@@ -138,7 +145,7 @@ def legal_actions(state: GameState, actor: str) -> list[ActionSet]:
         if ok and rs.can_vote(state, actor) is None:
             table = _commands(actor, skill)
             if not rs.gate(state, table[(ABSTAIN,)]):
-                found.append(table.action_set(NAMES, rs.votable(state), ABSTAIN))
+                found.append(ActionSet(actor, skill, NAMES, _vote_options(rs.votable(state))))
     if not rows:
         return found
     gate = rs.gate
@@ -148,6 +155,8 @@ def legal_actions(state: GameState, actor: str) -> list[ActionSet]:
         if spec.prompt and (head is None or head.actor != actor or head.skill != sid):
             continue
         if group and actor not in groups.get(group, ()):
+            continue
+        if spec.open_while is not None and not spec.open_while(state):
             continue
         if mode == ONE_CHECK:
             # one `check` settles the skill: no targets, or the declared candidates
@@ -353,7 +362,8 @@ def _skill_rows(rs: Ruleset, kind: str, stage: int, alive: bool, settling: bool,
     by_role = rs.legal_rows.get(role)
     if by_role is None:
         by_role = rs.legal_rows[role] = {}
-    # the situation as one small int (a tuple key costs a hash of five items on every ask)
+    # the situation as one small int (a tuple key costs a hash of five items on every ask;
+    # `legal_actions` computes the same key inline)
     key = stage * 16 + (8 if kind == NIGHT else 4 if kind == DAY else 0) + (2 if settling else 0) + (1 if alive else 0)
     both = by_role.get(key)
     if both is None:
@@ -402,14 +412,13 @@ class _Commands(dict[tuple[str, ...], Command]):
         self.memo_for: object = None
         self.memo_set: ActionSet | None = None
 
-    def action_set(self, kind: int, options: Sequence[str] | Sequence[tuple[str, ...]], extra: str = "") -> ActionSet:
-        """These commands' action set over `options` (plus `extra`, 弃权, at the end): the same
-        object while `options` is the same object. Options are read, never changed, so a ruleset
-        that keeps its candidates (the memoised `living()`, 品茗's `votable`) gets one set per
-        change instead of one per ask."""
+    def action_set(self, kind: int, options: Sequence[str] | Sequence[tuple[str, ...]]) -> ActionSet:
+        """These commands' action set over `options`: the same object while `options` is the
+        same object. Options are read, never changed, so a skill whose candidates are kept (the
+        memoised `living()`) gets one set per change instead of one per ask."""
         found = self.memo_set
         if found is None or self.memo_for is not options:
-            found = self.memo_set = ActionSet(self.actor, self.skill, kind, [*options, extra] if extra else options)
+            found = self.memo_set = ActionSet(self.actor, self.skill, kind, options)
             self.memo_for = options
         return found
 
@@ -429,6 +438,19 @@ class _Commands(dict[tuple[str, ...], Command]):
 
 
 _BY_ACTOR: dict[str, dict[str, _Commands]] = {}  # actor -> skill -> its commands
+
+# the vote's options: (the ruleset's `votable` answer, it and 弃权), one tuple so a reader in
+# another thread never sees half of it
+_VOTE_MEMO: tuple[object, list[str]] = (None, [])
+
+
+def _vote_options(votable: Sequence[str]) -> list[str]:
+    """`[*votable, 弃权]`, made once while `votable` is the same object (品茗 keeps it a day)."""
+    global _VOTE_MEMO
+    memo = _VOTE_MEMO
+    if memo[0] is not votable:
+        memo = _VOTE_MEMO = (votable, [*votable, ABSTAIN])
+    return memo[1]
 
 
 def _commands(actor: str, skill: str) -> _Commands:

@@ -128,6 +128,9 @@ class SkillSpec:
     # only the members of this group may use it (狼群's 杀人): `check` refuses everyone else, so
     # the legal moves skip it for them without asking ("": no such promise)
     members_of: str = ""
+    # the skill is open only while this holds (品茗's 拍刀: the 拍刀环节): `check` refuses it
+    # otherwise, so the legal moves skip it without asking (None: no such promise)
+    open_while: Predicate | None = None
     # only a character out of the game may post it (遗言): `check` refuses every one still in it,
     # so the legal moves skip it for them without asking
     only_out: bool = False

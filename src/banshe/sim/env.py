@@ -180,12 +180,20 @@ class GameEnv:
     def _drive(self, seat: str, prompt: Prompt | None) -> bool:
         """Ask `seat`'s own agent (`agents`) and apply its answer; False: nothing to ask. An agent
         that reads only the action sets and has `pick(actions)` is asked without an Observation."""
-        actions = self._legal(seat, prompt)
+        if prompt is None and self.prune is None:
+            actions = legal_actions(self.state, seat)  # `_legal`, inline: asked for every seat
+        else:
+            actions = self._legal(seat, prompt)
         if not actions:
             return False
         pick = self.picks.get(seat)
         if pick is not None:
-            self._answer(seat, actions, prompt, pick(actions))
+            command = pick(actions)
+            if command is None:
+                self._answer(seat, actions, prompt, None)
+            else:
+                # `pick` answers with one of the sets' own commands (its contract): applied as offered
+                apply_legal(self.state, command)
             return True
         agents = self.agents
         assert agents is not None

@@ -156,7 +156,8 @@ def draw_uniform(rng: random.Random, actions: Sequence[ActionSet]) -> Command | 
 def answers_by_pick(agent: object) -> Callable[[Sequence[ActionSet]], Command | None] | None:
     """The agent's `pick(actions)` when the env may ask it without an Observation: its class
     defines `pick` next to the very `act` it uses (a subclass that overrides `act` is asked
-    through `act`)."""
+    through `act`). `pick` answers None or one of the sets' own `command(i)`, which the env
+    applies as offered, without looking it up."""
     pick = getattr(agent, "pick", None)
     if pick is None:
         return None

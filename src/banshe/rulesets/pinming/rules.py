@@ -471,6 +471,11 @@ def check_slash(state: GameState, cmd: Command) -> None:
         raise IllegalCommand("拍刀目标不能重复")
 
 
+def in_showdown(state: GameState) -> bool:
+    """拍刀 is open only in the 拍刀环节 (`check_slash`'s first refusal)."""
+    return ext(state).knives is not None
+
+
 def apply_slash(state: GameState, cmd: Command) -> None:
     settle_slash(state, list(cmd.targets))
 
@@ -641,9 +646,27 @@ SKILLS = {
             on_timeout=succeed_lapses,
         ),
         SkillSpec(FEIGN, "装傻", _ANY, YES_NO, _never, _no_check, prompt=True),
-        SkillSpec(DUEL, "决战", _DN, NO_TARGET, check_duel, apply_duel, audience="group:wolves", members_of=WOLF_GROUP),
         SkillSpec(
-            SLASH, "拍刀", _DN, MANY_TARGETS, check_slash, apply_slash, audience="group:wolves", members_of=WOLF_GROUP
+            DUEL,
+            "决战",
+            _DN,
+            NO_TARGET,
+            check_duel,
+            apply_duel,
+            audience="group:wolves",
+            members_of=WOLF_GROUP,
+            refuses=agreed_duel,
+        ),
+        SkillSpec(
+            SLASH,
+            "拍刀",
+            _DN,
+            MANY_TARGETS,
+            check_slash,
+            apply_slash,
+            audience="group:wolves",
+            members_of=WOLF_GROUP,
+            open_while=in_showdown,
         ),
         SkillSpec(
             SURRENDER,
@@ -655,6 +678,7 @@ SKILLS = {
             actor_may_be_out=True,
             audience="group:wolves",
             members_of=WOLF_GROUP,
+            refuses=agreed_surrender,
         ),
         last_words_skill(),
     )
