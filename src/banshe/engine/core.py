@@ -61,6 +61,8 @@ from .ruleset import (
     Ruleset,
 )
 
+_PUBLIC_AUDIENCE = Audience.public()
+
 
 class GameEnded(Exception):
     """Raised inside settlement when a camp wins; caught by the step function."""
@@ -278,12 +280,16 @@ def apply_legal(state: GameState, command: Command) -> list[Event]:
     fast path): the same effects, without checking it a second time. Anything else: use
     `apply_in_place`, which checks."""
     rs: Ruleset = state.rules
-    start = len(state.log)
+    log = state.log
+    start = len(log)
     skill = command.skill
     state.commands.append(command)
-    emit(state, ACCEPTED, _accepted_audience(state, rs, command), "", command=command.logged())
+    # `emit(state, ACCEPTED, _accepted_audience(…), command=…)`, inline (every command)
+    vote = skill in (VOTE, CHANGE_VOTE)
+    audience = _PUBLIC_AUDIENCE if vote else _accepted_audience(state, rs, command)
+    log.append(Event(ACCEPTED, state.phase._label, audience, {"command": command.logged()}, ""))
     try:
-        if skill in (VOTE, CHANGE_VOTE):
+        if vote:
             _apply_vote(state, command)
         else:
             spec = rs.skills[skill]
@@ -300,7 +306,7 @@ def apply_legal(state: GameState, command: Command) -> list[Event]:
             run_agenda(state)
     except GameEnded:
         pass
-    return state.log[start:]
+    return log[start:]
 
 
 def _apply_after_game(state: GameState, cmd: Command) -> list[Event]:

@@ -39,7 +39,14 @@ class Audience:
 
     @staticmethod
     def of_group(group: str, members: tuple[str, ...]) -> Audience:
-        return Audience(GROUP, members, group)
+        # one shared (immutable) audience per group and membership
+        key = (group, members)
+        audience = _GROUPS.get(key)
+        if audience is None:
+            if len(_GROUPS) >= 10_000:
+                _GROUPS.clear()
+            audience = _GROUPS[key] = Audience(GROUP, members, group)
+        return audience
 
     def includes(self, viewer: str | None) -> bool:
         """`viewer` None is the director, who sees everything."""
@@ -53,6 +60,7 @@ class Audience:
 _PUBLIC = Audience(PUBLIC)
 # one shared (immutable) audience per player name
 _PLAYERS: dict[str, Audience] = {}
+_GROUPS: dict[tuple[str, tuple[str, ...]], Audience] = {}
 _DIRECTOR = Audience(DIRECTOR)
 
 

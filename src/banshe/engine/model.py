@@ -93,11 +93,17 @@ class Phase:
         return 2 * self.number - (1 if self.kind == DAY else 0)
 
     def next(self) -> Phase:
-        if self.kind == START:
-            return Phase(DAY, 1)
-        if self.kind == DAY:
-            return Phase(NIGHT, self.number)
-        return Phase(DAY, self.number + 1)
+        found = _NEXT_PHASE.get(self)
+        if found is None:
+            if self.kind == START:
+                found = Phase(DAY, 1)
+            elif self.kind == DAY:
+                found = Phase(NIGHT, self.number)
+            else:
+                found = Phase(DAY, self.number + 1)
+            if len(_NEXT_PHASE) < 1024:
+                _NEXT_PHASE[self] = found
+        return found
 
     @staticmethod
     def parse(label: str) -> Phase:
@@ -112,20 +118,68 @@ class Phase:
         return self.label
 
 
-@dataclass(slots=True)
-class Character:
-    """One seat's character. Per-ruleset details live in statuses, charges and marks."""
+# `Phase.next`, made once per phase (phases are immutable values)
+_NEXT_PHASE: dict[Phase, Phase] = {}
 
-    name: str
-    seat: int
-    role: str
-    camp: str
-    alive: bool = True
-    lives: int = 1
-    statuses: set[str] = field(default_factory=set)
-    charges: dict[str, int] = field(default_factory=dict)
-    marks: dict[str, Any] = field(default_factory=dict)
-    skills_lost: bool = False
+
+class Character:
+    """One seat's character. Per-ruleset details live in statuses, charges and marks. A plain
+    class with its own `__init__` rather than a dataclass: the compiled build runs a dataclass's
+    generated `__init__` as interpreted code (one per seat per game, and per clone)."""
+
+    __slots__ = ("name", "seat", "role", "camp", "alive", "lives", "statuses", "charges", "marks", "skills_lost")
+
+    def __init__(
+        self,
+        name: str,
+        seat: int,
+        role: str,
+        camp: str,
+        alive: bool = True,
+        lives: int = 1,
+        statuses: set[str] | None = None,
+        charges: dict[str, int] | None = None,
+        marks: dict[str, Any] | None = None,
+        skills_lost: bool = False,
+    ) -> None:
+        self.name = name
+        self.seat = seat
+        self.role = role
+        self.camp = camp
+        self.alive = alive
+        self.lives = lives
+        self.statuses: set[str] = set() if statuses is None else statuses
+        self.charges: dict[str, int] = {} if charges is None else charges
+        self.marks: dict[str, Any] = {} if marks is None else marks
+        self.skills_lost = skills_lost
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (
+            self.name,
+            self.seat,
+            self.role,
+            self.camp,
+            self.alive,
+            self.lives,
+            self.statuses,
+            self.charges,
+            self.marks,
+            self.skills_lost,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Character):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like the dataclass it was
+
+    def __repr__(self) -> str:
+        return (
+            f"Character(name={self.name!r}, seat={self.seat!r}, role={self.role!r}, camp={self.camp!r}, "
+            f"alive={self.alive!r}, lives={self.lives!r}, statuses={self.statuses!r}, charges={self.charges!r}, "
+            f"marks={self.marks!r}, skills_lost={self.skills_lost!r})"
+        )
 
     def has_charge(self, skill: str) -> bool:
         return self.charges.get(skill, 0) > 0

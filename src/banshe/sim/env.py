@@ -286,8 +286,14 @@ class GameEnv:
 
     def _director(self, skill: str) -> None:
         """The scheduler's deadline; refused when the rules have already moved on (拍刀环节)."""
+        command = _DIRECTOR_COMMANDS.get(skill)
+        if command is None:
+            command = _DIRECTOR_COMMANDS[skill] = Command(DIRECTOR, skill)
         with contextlib.suppress(IllegalCommand):
-            apply_in_place(self.state, Command(DIRECTOR, skill))
+            apply_in_place(self.state, command)
+
+
+_DIRECTOR_COMMANDS: dict[str, Command] = {}  # the scheduler's deadlines (commands are immutable values)
 
 
 def shuffle(rng: random.Random, seats: list[str]) -> None:
