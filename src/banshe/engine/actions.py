@@ -294,11 +294,19 @@ def idle_seats(state: GameState) -> frozenset[str]:
     voting = kind == DAY and not settling
     head = state.prompts[0].actor if state.prompts else None
     groups = state.groups
+    legal_rows = rs.legal_rows
+    # `_skill_rows`' key less the life bit (its lookup inline, as in `legal_actions`)
+    base = stage * 16 + (8 if kind == NIGHT else 4 if kind == DAY else 0) + (2 if settling else 0)
     idle: list[str] = []
     for name, c in state.chars.items():
-        if name == head or (voting and c.alive):
+        alive = c.alive
+        if name == head or (voting and alive):
             continue
-        needs = _skill_rows(rs, kind, stage, c.alive, settling, c.role)[2]
+        by_role = legal_rows.get(c.role)
+        both = by_role.get(base + 1 if alive else base) if by_role is not None else None
+        if both is None:
+            both = _skill_rows(rs, kind, stage, alive, settling, c.role)
+        needs = both[2]
         if needs is None:
             continue
         for group in needs:

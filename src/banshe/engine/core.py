@@ -82,16 +82,17 @@ def emit(state: GameState, kind: str, audience: Audience, text: str = "", **data
 
 
 def announce(state: GameState, text: str) -> None:
-    emit(state, ANNOUNCE, Audience.public(), text)
+    state.log.append(Event(ANNOUNCE, state.phase._label, _PUBLIC_AUDIENCE, {}, text))  # `emit`, inline
 
 
 def feedback(state: GameState, player: str, skill: str, target: str | None, result: Any, text: str = "") -> None:
     """A skill's private result (the transcript's `private` items)."""
-    emit(state, FEEDBACK, Audience.player(player), text, skill=skill, target=target, result=result)
+    data = {"skill": skill, "target": target, "result": result}
+    state.log.append(Event(FEEDBACK, state.phase._label, Audience.player(player), data, text))  # `emit`, inline
 
 
 def notice(state: GameState, player: str, text: str, **data: Any) -> None:
-    emit(state, NOTICE, Audience.player(player), text, **data)
+    state.log.append(Event(NOTICE, state.phase._label, Audience.player(player), data, text))  # `emit`, inline
 
 
 def group_notice(state: GameState, group: str, text: str, **data: Any) -> None:
