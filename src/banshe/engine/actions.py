@@ -16,8 +16,8 @@ from collections.abc import Sequence
 
 from .commands import ABSTAIN, CHANGE_VOTE, DIRECTOR_SKILLS, VOTE, Command, IllegalCommand
 from .core import shape_refusal, validate
-from .model import DAY, NIGHT, GameState
-from .ruleset import FREE_TEXT, NO_TARGET, ONE_TARGET, YES_NO, Ruleset, SkillRow, SkillRows, SkillSpec
+from .model import DAY, NIGHT, GameState, situation_of
+from .ruleset import FREE_TEXT, NO_TARGET, ONE_TARGET, SUCCESSOR, YES_NO, Ruleset, SkillRow, SkillRows, SkillSpec
 
 # what an action set's options are
 NAMES = 0  # one target name each (a vote, a one-target skill)
@@ -28,21 +28,29 @@ TEXTS = 3  # a text each (遗言: the bots post a placeholder)
 _TEXT = "……"  # the bots' placeholder text for a free-text skill
 ONE_CHECK = 1  # a skill row settled by one `check` (`_skill_rows`: no targets, or declared candidates)
 _NO_TARGETS: list[tuple[str, ...]] = [()]  # the one option of a skill without targets (never changed)
+_ABSTAINING = (ABSTAIN,)  # a vote's targets when abstaining
+_DAY_OPEN = situation_of(DAY, 0, False)  # `GameState.situation` by day before 关门 (the votes)
 
 
 class ActionSet:
     """One skill of one actor with its legal options, in the order `legal_commands` lists them.
     `len()` counts the options; `command(i)` makes (or reuses) the command of option `i`."""
 
-    __slots__ = ("actor", "skill", "kind", "options")
+    __slots__ = ("actor", "skill", "kind", "options", "table")
 
     def __init__(
-        self, actor: str, skill: str, kind: int, options: Sequence[str] | Sequence[tuple[str, ...]] | Sequence[bool]
+        self,
+        actor: str,
+        skill: str,
+        kind: int,
+        options: Sequence[str] | Sequence[tuple[str, ...]] | Sequence[bool],
+        table: _Commands | None = None,
     ):
         self.actor = actor
         self.skill = skill
         self.kind = kind
         self.options = options
+        self.table = table  # this actor's commands of this skill (`_commands`), once looked up
 
     def __len__(self) -> int:
         return len(self.options)
@@ -62,10 +70,14 @@ class ActionSet:
     def command(self, i: int) -> Command:
         option = self.options[i]
         kind = self.kind
-        if kind == NAMES:
-            return _commands(self.actor, self.skill).one(option)  # type: ignore[arg-type]
-        if kind == TUPLES:
-            return _commands(self.actor, self.skill)[option]  # type: ignore[index]
+        if kind in (NAMES, TUPLES):
+            table = self.table
+            if table is None:
+                table = self.table = _BY_ACTOR[self.actor][self.skill]
+            if kind == TUPLES:
+                return table[option]  # type: ignore[index]
+            cmd = table.single.get(option)  # type: ignore[arg-type]
+            return cmd if cmd is not None else table.one(option)  # type: ignore[arg-type]
         if kind == ANSWERS:
             return _plain(self.actor, self.skill, answer=option)  # type: ignore[arg-type]
         return _plain(self.actor, self.skill, text=option)  # type: ignore[arg-type]
@@ -117,23 +129,21 @@ def legal_actions(state: GameState, actor: str) -> list[ActionSet]:
     if me is None:
         return []
     rs: Ruleset = state.rules
-    kind = state.phase.kind
-    settling = state.settling
     alive = me.alive
-    night = kind == NIGHT
+    situation = state.situation
     # `_skill_rows`, its lookup inline (asked for every seat)
     by_role = rs.legal_rows.get(me.role)
-    stage = state.stage if night else 0
-    key = stage * 16 + (8 if night else 4 if kind == DAY else 0) + (2 if settling else 0) + (1 if alive else 0)
-    both = by_role.get(key) if by_role is not None else None
+    both = by_role.get(situation + alive) if by_role is not None else None
     if both is None:
-        both = _skill_rows(rs, kind, stage, alive, settling, me.role)
+        kind = state.phase.kind
+        both = _skill_rows(rs, kind, state.stage if kind == NIGHT else 0, alive, state.settling, me.role)
     rows, unprompted, _needs = both
     head = state.prompts[0] if state.prompts else None
     if head is None or head.actor != actor:
         rows = unprompted  # no prompt skill can pass: the same rows in the same order without them
     found: list[ActionSet] = []
-    if kind == DAY and not settling and alive:
+    mine = _BY_ACTOR[actor]  # this actor's command tables (`_commands`, its lookup once)
+    if situation == _DAY_OPEN and alive:
         # `check_vote` with 弃权 settles everything about the voter (the phase, 关门 and life are
         # known here; a first vote cannot be a second one); targets only need to be votable
         if actor in state.votes:
@@ -143,46 +153,64 @@ def legal_actions(state: GameState, actor: str) -> list[ActionSet]:
             skill = VOTE
             ok = True
         if ok and rs.can_vote(state, actor) is None:
-            table = _commands(actor, skill)
-            if not rs.gate(state, table[(ABSTAIN,)]):
-                found.append(ActionSet(actor, skill, NAMES, _vote_options(rs.votable(state))))
+            table = mine[skill]
+            if not rs.gate(state, table[_ABSTAINING]):
+                # a voter is asked once a day per skill: a new set (the options are shared)
+                found.append(ActionSet(actor, skill, NAMES, _vote_options(rs.votable(state)), table))
     if not rows:
         return found
     gate = rs.gate
     chars = state.chars
     groups = state.groups
     for sid, spec, exact, stage_check, shape, mode, group in rows:
-        if spec.prompt and (head is None or head.actor != actor or head.skill != sid):
-            continue
-        if group and actor not in groups.get(group, ()):
-            continue
-        if spec.open_while is not None and not spec.open_while(state):
-            continue
         if mode == ONE_CHECK:
             # one `check` settles the skill: no targets, or the declared candidates
             # (`SkillSpec.candidates`: the same set whichever of them is checked)
-            table = _commands(actor, sid)
+            if exact:
+                if head is None or head.actor != actor or head.skill != sid:
+                    continue  # a prompt skill: only the head prompt's
+            elif group and actor not in groups.get(group, ()):
+                continue
+            open_while = spec.open_while
+            if open_while is not None and not open_while(state):
+                continue
+            table = mine[sid]
             if shape == NO_TARGET:
-                declared: Sequence[str] = ()
+                declared: Sequence[str] = _NO_TARGETS  # type: ignore[assignment]
                 probe = table[()]
             else:
                 declared = spec.candidates(state, actor)  # type: ignore[misc]
                 if not declared:
                     continue
-                probe = table.one(declared[0])
+                first = declared[0]
+                probe = table.single.get(first) or table.one(first)
             if stage_check and _stage_refuses(state, rs, actor, sid):
                 continue
-            refuses = spec.refuses
-            if (refuses is not None and refuses(state, probe)) or gate(state, probe):
-                continue
-            try:
-                spec.check(state, probe)
-            except IllegalCommand:
-                continue
-            if shape == NO_TARGET:
-                found.append(table.action_set(TUPLES, _NO_TARGETS))
+            if exact:
+                if not is_legal(state, probe):
+                    continue
             else:
-                found.append(table.action_set(NAMES, declared))
+                refuses = spec.refuses
+                if (refuses is not None and refuses(state, probe)) or gate(state, probe):
+                    continue
+                if not spec.refuses_is_check:
+                    try:
+                        spec.check(state, probe)
+                    except IllegalCommand:
+                        continue
+            # `table.action_set(kind, declared)`, inline: the same set while `declared` is
+            action = table.memo_set
+            if action is None or table.memo_for is not declared:
+                options_kind = TUPLES if shape == NO_TARGET else NAMES
+                action = table.memo_set = ActionSet(actor, sid, options_kind, declared, table)
+                table.memo_for = declared
+            found.append(action)
+            continue
+        if spec.prompt and (head is None or head.actor != actor or head.skill != sid):
+            continue
+        if group and actor not in groups.get(group, ()):
+            continue
+        if spec.open_while is not None and not spec.open_while(state):
             continue
         if shape == FREE_TEXT:
             c = _plain(actor, sid, text=_TEXT)
@@ -221,7 +249,7 @@ def legal_actions(state: GameState, actor: str) -> list[ActionSet]:
             continue
         if stage_check and _stage_refuses(state, rs, actor, sid):
             continue
-        commands = _commands(actor, sid)
+        commands = mine[sid]
         if exact:
             picked = [t for t in targets if is_legal(state, commands[t])]
             if picked:
@@ -288,24 +316,21 @@ def idle_seats(state: GameState) -> frozenset[str]:
     if state.winner is not None:
         return frozenset(state.order)
     rs: Ruleset = state.rules
-    kind = state.phase.kind
-    stage = state.stage if kind == NIGHT else 0
-    settling = state.settling
-    voting = kind == DAY and not settling
+    base = state.situation  # `_skill_rows`' key less the life bit (its lookup inline, as in `legal_actions`)
+    voting = base == _DAY_OPEN
     head = state.prompts[0].actor if state.prompts else None
     groups = state.groups
     legal_rows = rs.legal_rows
-    # `_skill_rows`' key less the life bit (its lookup inline, as in `legal_actions`)
-    base = stage * 16 + (8 if kind == NIGHT else 4 if kind == DAY else 0) + (2 if settling else 0)
     idle: list[str] = []
     for name, c in state.chars.items():
         alive = c.alive
-        if name == head or (voting and alive):
+        if alive and voting or name == head:
             continue
         by_role = legal_rows.get(c.role)
-        both = by_role.get(base + 1 if alive else base) if by_role is not None else None
+        both = by_role.get(base + alive) if by_role is not None else None
         if both is None:
-            both = _skill_rows(rs, kind, stage, alive, settling, c.role)
+            kind = state.phase.kind
+            both = _skill_rows(rs, kind, state.stage if kind == NIGHT else 0, alive, state.settling, c.role)
         needs = both[2]
         if needs is None:
             continue
@@ -372,7 +397,7 @@ def _skill_rows(rs: Ruleset, kind: str, stage: int, alive: bool, settling: bool,
         by_role = rs.legal_rows[role] = {}
     # the situation as one small int (a tuple key costs a hash of five items on every ask;
     # `legal_actions` computes the same key inline)
-    key = stage * 16 + (8 if kind == NIGHT else 4 if kind == DAY else 0) + (2 if settling else 0) + (1 if alive else 0)
+    key = situation_of(kind, stage, settling) + alive
     both = by_role.get(key)
     if both is None:
         default_stage = type(rs).stage_for is Ruleset.stage_for
@@ -397,7 +422,13 @@ def _skill_rows(rs: Ruleset, kind: str, stage: int, alive: bool, settling: bool,
                         if at is not None and (at < stage or (at > stage and not rs.night_stages[at].opens_with_night)):
                             continue
             shape = spec.shape
-            one_check = not exact and (shape == NO_TARGET or (shape == ONE_TARGET and spec.candidates is not None))
+            # one check settles a skill without targets, and one with declared candidates (a
+            # prompt's through the whole `validate`: `exact`)
+            one_check = (not exact and shape == NO_TARGET) or (
+                spec.candidates is not None
+                and (shape == ONE_TARGET or (shape == SUCCESSOR and spec.prompt))
+                and (spec.prompt or not exact)
+            )
             rows.append((sid, spec, exact, stage_check, shape, ONE_CHECK if one_check else 0, spec.members_of))
         unprompted = [row for row in rows if not row[1].prompt]
         # what `idle_seats` needs: None when some row may act for anyone of this key, else the
@@ -426,7 +457,7 @@ class _Commands(dict[tuple[str, ...], Command]):
         memoised `living()`) gets one set per change instead of one per ask."""
         found = self.memo_set
         if found is None or self.memo_for is not options:
-            found = self.memo_set = ActionSet(self.actor, self.skill, kind, options)
+            found = self.memo_set = ActionSet(self.actor, self.skill, kind, options, self)
             self.memo_for = options
         return found
 
@@ -445,7 +476,29 @@ class _Commands(dict[tuple[str, ...], Command]):
         return cmd
 
 
-_BY_ACTOR: dict[str, dict[str, _Commands]] = {}  # actor -> skill -> its commands
+class _Tables(dict[str, _Commands]):
+    """One actor's command tables by skill, made on first use."""
+
+    def __init__(self, actor: str) -> None:
+        super().__init__()
+        self.actor = actor
+
+    def __missing__(self, skill: str) -> _Commands:
+        table = self[skill] = _Commands(self.actor, skill)
+        return table
+
+
+class _Actors(dict[str, _Tables]):
+    """Every actor's command tables (`_BY_ACTOR[actor][skill]`), made on first use."""
+
+    def __missing__(self, actor: str) -> _Tables:
+        if len(self) >= 1024:
+            self.clear()
+        tables = self[actor] = _Tables(actor)
+        return tables
+
+
+_BY_ACTOR = _Actors()  # actor -> skill -> its commands
 
 # the vote's options: (the ruleset's `votable` answer, it and 弃权), one tuple so a reader in
 # another thread never sees half of it
@@ -462,15 +515,7 @@ def _vote_options(votable: Sequence[str]) -> list[str]:
 
 
 def _commands(actor: str, skill: str) -> _Commands:
-    by_skill = _BY_ACTOR.get(actor)
-    if by_skill is None:
-        if len(_BY_ACTOR) >= 1024:
-            _BY_ACTOR.clear()
-        by_skill = _BY_ACTOR[actor] = {}
-    table = by_skill.get(skill)
-    if table is None:
-        table = by_skill[skill] = _Commands(actor, skill)
-    return table
+    return _BY_ACTOR[actor][skill]
 
 
 _OTHER: dict[tuple[str, str, str | None, bool | None], Command] = {}

@@ -54,6 +54,8 @@ class Command:
     amount: int | None = None
     # `to_json()`, made on first use by `logged` (commands are immutable, and reused)
     _json: dict[str, object] | None = field(default=None, init=False, repr=False, compare=False, hash=False)
+    # `accepted_data()`, made on first use (the data of the event that logs this command)
+    _accepted: dict[str, object] | None = field(default=None, init=False, repr=False, compare=False, hash=False)
 
     @property
     def target(self) -> str | None:
@@ -78,6 +80,15 @@ class Command:
         if data is None:
             data = self.to_json()
             object.__setattr__(self, "_json", data)
+        return data
+
+    def accepted_data(self) -> dict[str, object]:
+        """`{"command": logged()}`, the data of the event that logs this command once accepted,
+        made once per command and shared by those events: read it, never change it."""
+        data = self._accepted
+        if data is None:
+            data = {"command": self.logged()}
+            object.__setattr__(self, "_accepted", data)
         return data
 
     @staticmethod

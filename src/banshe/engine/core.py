@@ -213,10 +213,17 @@ def check_outcome(state: GameState) -> None:
 def tally(state: GameState, rs: Ruleset) -> dict[str, float]:
     """Votes for each alive target from alive voters, weighted by the ruleset (警长 1.5 / 2)."""
     counts: dict[str, float] = {}
+    chars = state.chars
+    weight = rs.vote_weight
     for voter, target in state.votes.items():
-        if target == ABSTAIN or not state.is_alive(voter) or not state.is_alive(target):
+        # `state.is_alive`, inline (every voter of every day)
+        if target == ABSTAIN:
             continue
-        counts[target] = counts.get(target, 0.0) + rs.vote_weight(state, voter)
+        v = chars.get(voter)
+        t = chars.get(target)
+        if v is None or t is None or not v.alive or not t.alive:
+            continue
+        counts[target] = counts.get(target, 0.0) + weight(state, voter)
     return counts
 
 
@@ -229,11 +236,13 @@ def top_of(counts: dict[str, float]) -> list[str]:
     return [t for t, v in counts.items() if v == best]
 
 
-def elect_sheriff(state: GameState) -> str | None:
+def elect_sheriff(state: GameState, final: dict[str, float] | None = None) -> str | None:
     """竞岗: the most votes; among the tied, the one who reached that final count first
-    (rulings: 最先获得投票数最多, a 改票 moves the vote when it is posted)."""
+    (rulings: 最先获得投票数最多, a 改票 moves the vote when it is posted). `final`: the day's
+    `tally`, where the caller has made it already."""
     rs: Ruleset = state.rules
-    final = tally(state, rs)
+    if final is None:
+        final = tally(state, rs)
     tied = top_of(final)
     if len(tied) <= 1:
         return tied[0] if tied else None
@@ -280,15 +289,24 @@ def apply_legal(state: GameState, command: Command) -> list[Event]:
     """`apply_in_place` for a command `legal_actions` offers on this very state (the simulator's
     fast path): the same effects, without checking it a second time. Anything else: use
     `apply_in_place`, which checks."""
-    rs: Ruleset = state.rules
     log = state.log
     start = len(log)
+    apply_offered(state, command)
+    return log[start:]
+
+
+def apply_offered(state: GameState, command: Command) -> None:
+    """`apply_legal` without collecting the events it caused (the simulator reads none)."""
+    rs: Ruleset = state.rules
     skill = command.skill
     state.commands.append(command)
     # `emit(state, ACCEPTED, _accepted_audience(…), command=…)`, inline (every command)
     vote = skill in (VOTE, CHANGE_VOTE)
     audience = _PUBLIC_AUDIENCE if vote else _accepted_audience(state, rs, command)
-    log.append(Event(ACCEPTED, state.phase._label, audience, {"command": command.logged()}, ""))
+    data = command._accepted  # `command.accepted_data()`, inline once made
+    if data is None:
+        data = command.accepted_data()
+    state.log.append(Event(ACCEPTED, state.phase._label, audience, data, ""))
     try:
         if vote:
             _apply_vote(state, command)
@@ -307,7 +325,6 @@ def apply_legal(state: GameState, command: Command) -> list[Event]:
             run_agenda(state)
     except GameEnded:
         pass
-    return log[start:]
 
 
 def _apply_after_game(state: GameState, cmd: Command) -> list[Event]:
@@ -327,14 +344,17 @@ def _apply_after_game(state: GameState, cmd: Command) -> list[Event]:
 
 def _accepted_audience(state: GameState, rs: Ruleset, cmd: Command) -> Audience:
     if cmd.skill in (VOTE, CHANGE_VOTE):
-        return Audience.public()
+        return _PUBLIC_AUDIENCE
     spec = rs.skills.get(cmd.skill)
     if cmd.actor == DIRECTOR or spec is None:
         return Audience.director()
-    if spec.audience == "public":
-        return Audience.public()
-    if spec.audience.startswith("group:"):
-        group = spec.audience[6:]
+    audience = spec.audience
+    if audience == "self":
+        return Audience.player(cmd.actor)
+    if audience == "public":
+        return _PUBLIC_AUDIENCE
+    if audience.startswith("group:"):
+        group = audience[6:]
         members = state.groups.get(group, ())
         if cmd.actor in members:
             return Audience.of_group(group, members)
@@ -364,6 +384,7 @@ def _advance(state: GameState, rs: Ruleset) -> None:
     state.phase = state.phase.next()
     state.stage = 0
     state.settling = False
+    state.situate()
     state.acts = {}
     state.ext.new_phase()
     state.accelerated = False
@@ -595,6 +616,7 @@ def next_close(state: GameState) -> str | None:
 def close_stage(state: GameState, rs: Ruleset) -> None:
     closing = state.stage
     state.stage += 1
+    state.situate()
     rs.on_stage_closed(state, closing)
 
 
@@ -606,6 +628,7 @@ def close_phase(state: GameState, rs: Ruleset) -> None:
         rs.on_stage_closed(state, state.stage)
         state.stage = len(rs.night_stages)
     state.settling = True
+    state.situate()
     state.agenda = [*rs.settlement(state), ("advance",)]
 
 
@@ -745,6 +768,7 @@ __all__ = [
     "step",
     "apply_in_place",
     "apply_legal",
+    "apply_offered",
     "new_game",
     "replay",
     "next_close",

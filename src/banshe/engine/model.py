@@ -77,20 +77,18 @@ class Phase:
     number: int = 0
     # the label, computed once (every event carries it)
     _label: str = field(init=False, repr=False, compare=False, hash=False)
+    # 开局 0, 第1天 1, 第1夜 2, 第2天 3 … (computed once: the rules compare phases by it)
+    ordinal: int = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         label = "开局" if self.kind == START else f"第{self.number}{'天' if self.kind == DAY else '夜'}"
         object.__setattr__(self, "_label", label)
+        ordinal = 0 if self.kind == START else 2 * self.number - (1 if self.kind == DAY else 0)
+        object.__setattr__(self, "ordinal", ordinal)
 
     @property
     def label(self) -> str:
         return self._label
-
-    @property
-    def ordinal(self) -> int:
-        if self.kind == START:
-            return 0
-        return 2 * self.number - (1 if self.kind == DAY else 0)
 
     def next(self) -> Phase:
         found = _NEXT_PHASE.get(self)
@@ -242,6 +240,12 @@ class RulesetState:
         return None
 
 
+def situation_of(kind: str, stage: int, settling: bool) -> int:
+    """The legal moves' table key less the life bit (`actions.legal_actions`): night stage × 16,
+    + 8 at night or 4 by day (开局 0), + 2 once the phase has closed (关门)."""
+    return stage * 16 + (8 if kind == NIGHT else 4 if kind == DAY else 0) + (2 if settling else 0)
+
+
 @dataclass(slots=True)
 class Out:
     player: str
@@ -292,6 +296,9 @@ class GameState:
     # `living()`'s memo: (len(outs) when made, the names); not part of the position (an out is
     # the only way a character leaves the game: `put_out` appends to `outs` as it does)
     living_memo: tuple[int, tuple[str, ...]] = field(default=(-1, ()), repr=False, compare=False)
+    # phase kind, night stage and 关门 as one small int (`situation_of`), kept by the engine
+    # wherever they change (`situate`): the legal moves' table key, read on every ask
+    situation: int = field(default=0, repr=False, compare=False)
 
     # -- queries -------------------------------------------------------------------------
     @property
@@ -328,6 +335,11 @@ class GameState:
     def over(self) -> bool:
         return self.winner is not None
 
+    def situate(self) -> None:
+        """Recompute `situation` after the phase, the night stage or 关门 changed."""
+        kind = self.phase.kind
+        self.situation = situation_of(kind, self.stage if kind == NIGHT else 0, self.settling)
+
     def clone(self) -> GameState:
         rng = random.Random.__new__(random.Random)  # no seeding from os.urandom: setstate sets it all
         rng.setstate(self.rng.getstate())
@@ -361,6 +373,7 @@ class GameState:
             forced_draws=list(self.forced_draws),
             log=list(self.log),
             commands=list(self.commands),
+            situation=self.situation,
         )
 
     def fingerprint(self) -> dict[str, Any]:

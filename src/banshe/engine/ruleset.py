@@ -139,6 +139,9 @@ class SkillSpec:
     # a quick test for `legal_commands`: True only where `check` refuses the command (so the
     # bots' mask skips raising an exception for it); False or None: `check` decides
     refuses: Refusal | None = None
+    # `check` refuses exactly what `members_of` and `refuses` refuse (品茗's 决战, 投降): the legal
+    # moves then skip calling it (False: `check` decides the rest)
+    refuses_is_check: bool = False
     # posted after the game has ended (沉寂与取酒's 评奖); refused while the game goes on
     after_game: bool = False
     stage: str = ""  # the id of the night stage it acts in ("": none, or listed by the stage)

@@ -22,7 +22,7 @@ from typing import Any
 
 from ..engine.actions import ActionSet, flatten, idle_seats, legal_actions
 from ..engine.commands import CLOSE_PHASE, CLOSE_STAGE, DIRECTOR, PROMPT_TIMEOUT, Command, IllegalCommand
-from ..engine.core import apply_in_place, apply_legal, next_close
+from ..engine.core import apply_in_place, apply_offered, next_close
 from ..engine.events import DIRECTOR as AUDIENCE_DIRECTOR
 from ..engine.events import PUBLIC, Event
 from ..engine.model import DAY, NIGHT, GameState, Prompt
@@ -120,7 +120,7 @@ class GameEnv:
             for a in actions:
                 if a.offers(command):
                     # one of the moves offered on this very state: applied without a second check
-                    apply_legal(self.state, command)
+                    apply_offered(self.state, command)
                     return
         if prompt is not None:
             if command is not None and command.skill == prompt.skill:
@@ -193,7 +193,7 @@ class GameEnv:
                 self._answer(seat, actions, prompt, None)
             else:
                 # `pick` answers with one of the sets' own commands (its contract): applied as offered
-                apply_legal(self.state, command)
+                apply_offered(self.state, command)
             return True
         agents = self.agents
         assert agents is not None
@@ -220,8 +220,10 @@ class GameEnv:
         st = self.state
         rs = self.rs
         agents = self.agents
+        # every seat answers by `pick` and nothing is pruned: `_drive` inline for each seat asked
+        picks = self.picks if agents is not None and self.prune is None and len(self.picks) == len(agents) else None
         order = list(st.order)
-        while not st.over and self.phases < self.max_phases:
+        while st.winner is None and self.phases < self.max_phases:
             self.phases += 1
             phase = st.phase
             stages = len(rs.night_stages) if phase.kind == NIGHT else 1
@@ -235,9 +237,9 @@ class GameEnv:
                 seen = -1  # len(log) when the checks below last ran: nothing happens without an event
                 for name in order:
                     if seen != len(st.log) or st.prompts:
-                        if st.prompts and not st.over:  # `_prompts` does nothing otherwise
+                        if st.prompts and st.winner is None:  # `_prompts` does nothing otherwise
                             yield from self._prompts()
-                        if st.over or (st.phase is not phase and st.phase != phase) or st.settling:
+                        if st.winner is not None or (st.phase is not phase and st.phase != phase) or st.settling:
                             break
                         # only the seats that may act are asked (`idle_seats`: a seat with nothing
                         # to post would not be asked anyway)
@@ -255,32 +257,46 @@ class GameEnv:
                     if name in idle:
                         continue
                     # `_ask`, inline (one generator fewer per seat asked)
-                    if agents is not None:
+                    if picks is not None:
+                        # `_drive(name, None)`, inline: `pick` answers None (a pass: nothing
+                        # happens) or one of the sets' own commands, applied as offered
+                        actions = legal_actions(st, name)
+                        if actions:
+                            command = picks[name](actions)
+                            if command is not None:
+                                apply_offered(st, command)
+                    elif agents is not None:
                         self._drive(name, None)
                     elif self._prepare(name, None):
                         yield name
                         if not self._stepped:
                             self.step(None)
-                if st.over or (st.phase is not phase and st.phase != phase):
+                if st.winner is not None or (st.phase is not phase and st.phase != phase):
                     break
                 if stage < stages - 1 and next_close(st) == CLOSE_STAGE:
                     self._director(CLOSE_STAGE)
-            if phase.kind == DAY and not st.over and (st.phase is phase or st.phase == phase) and not st.settling:
+            if phase.kind == DAY and st.winner is None and (st.phase is phase or st.phase == phase) and not st.settling:
                 # a second round: the seats that voted may change their vote (改票) or act again
                 for name in order:
-                    if st.prompts and not st.over:
+                    if st.prompts and st.winner is None:
                         yield from self._prompts()
-                    if st.over or (st.phase is not phase and st.phase != phase) or st.settling:
+                    if st.winner is not None or (st.phase is not phase and st.phase != phase) or st.settling:
                         break
                     if name not in st.votes or name in st.vote_changed:
                         continue
-                    if agents is not None:
+                    if picks is not None:
+                        actions = legal_actions(st, name)  # `_drive(name, None)`, inline (as above)
+                        if actions:
+                            command = picks[name](actions)
+                            if command is not None:
+                                apply_offered(st, command)
+                    elif agents is not None:
                         self._drive(name, None)
                     elif self._prepare(name, None):
                         yield name
                         if not self._stepped:
                             self.step(None)
-            if not st.over and (st.phase is phase or st.phase == phase):
+            if st.winner is None and (st.phase is phase or st.phase == phase):
                 self._director(CLOSE_PHASE)
             yield from self._prompts()
 
@@ -299,12 +315,19 @@ _DIRECTOR_COMMANDS: dict[str, Command] = {}  # the scheduler's deadlines (comman
 def shuffle(rng: random.Random, seats: list[str]) -> None:
     """`rng.shuffle(seats)`, inline: random's own Fisher-Yates over `_randbelow`, the same order."""
     getrandbits = rng.getrandbits
-    for i in range(len(seats) - 1, 0, -1):
-        bits = (i + 1).bit_length()
+    n = len(seats)
+    steps = _SHUFFLE_STEPS.get(n)
+    if steps is None:
+        # each position from the last, with `(i + 1).bit_length()`: the bits `_randbelow` draws
+        steps = _SHUFFLE_STEPS[n] = tuple((i, (i + 1).bit_length()) for i in range(n - 1, 0, -1))
+    for i, bits in steps:
         j = getrandbits(bits)
         while j > i:
             j = getrandbits(bits)
         seats[i], seats[j] = seats[j], seats[i]
+
+
+_SHUFFLE_STEPS: dict[int, tuple[tuple[int, int], ...]] = {}  # `shuffle`'s steps by the list's length
 
 
 def play_game(

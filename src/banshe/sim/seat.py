@@ -8,7 +8,7 @@ import random
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..engine.actions import ActionSet
+from ..engine.actions import NAMES, ActionSet
 from ..engine.commands import Command
 from ..engine.events import Event
 from ..engine.model import GameState, Phase
@@ -134,9 +134,13 @@ def bot_prune(rules: Ruleset) -> Prune | None:
 def draw_uniform(rng: random.Random, actions: Sequence[ActionSet]) -> Command | None:
     """The random policy's answer: uniform over every option of `actions` plus passing, the
     same draw as over the flattened `legal` (one `randrange` over all options + pass)."""
-    total = 0
-    for a in actions:
-        total += len(a.options)
+    single = len(actions) == 1
+    if single:
+        total = len(actions[0].options)
+    else:
+        total = 0
+        for a in actions:
+            total += len(a.options)
     # `rng.randrange(total + 1)`, inline: random's own draw (`_randbelow`), the same number
     getrandbits = rng.getrandbits
     bits = (total + 1).bit_length()
@@ -145,12 +149,21 @@ def draw_uniform(rng: random.Random, actions: Sequence[ActionSet]) -> Command | 
         k = getrandbits(bits)
     if k == total:
         return None
-    for a in actions:
-        n = len(a.options)
-        if k < n:
-            return a.command(k)
-        k -= n
-    return None
+    a = actions[0]
+    if not single:
+        for a in actions:
+            n = len(a.options)
+            if k < n:
+                break
+            k -= n
+    if a.kind == NAMES:
+        # `a.command(k)`, inline where the command is made already (nearly always)
+        table = a.table
+        if table is not None:
+            cmd = table.single.get(a.options[k])  # type: ignore[arg-type]
+            if cmd is not None:
+                return cmd
+    return a.command(k)
 
 
 def answers_by_pick(agent: object) -> Callable[[Sequence[ActionSet]], Command | None] | None:

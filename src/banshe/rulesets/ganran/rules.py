@@ -752,7 +752,7 @@ def _summary(counts: dict[str, float]) -> str:
 def elect(state: GameState) -> None:
     """【竞岗】 第一天投票结束后，最先获得投票数最多的角色当选警长."""
     counts = tally(state, GANRAN)
-    winner = elect_sheriff(state)
+    winner = elect_sheriff(state, counts)
     if winner is None:
         announce(state, "第1天投票结束，无人投票，本局暂无警长。")
         return

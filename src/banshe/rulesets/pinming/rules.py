@@ -112,10 +112,6 @@ ROLE_NAMES = {r.id: r.name for r in ROLES}
 
 
 # -- small queries -----------------------------------------------------------------------------
-def _role_alive(state: GameState, role: str) -> bool:
-    return any(c.alive for c in state.chars.values() if c.role == role)
-
-
 def _group(state: GameState) -> tuple[str, ...]:
     return state.groups.get(WOLF_GROUP, ())
 
@@ -326,6 +322,11 @@ def _successor_candidates(state: GameState, sheriff: str) -> list[str]:
     return [n for n in state.order if n != sheriff and state.is_alive(n) and not _feigned(state, n)]
 
 
+def successors(state: GameState, sheriff: str) -> list[str]:
+    """殉职's candidates: who may take the badge, then 撕警徽 (`check_succeed`'s choices)."""
+    return [*_successor_candidates(state, sheriff), TEAR_BADGE]
+
+
 def _hand_badge(state: GameState, successor: str | None) -> None:
     old = state.sheriff
     set_sheriff(state, successor)
@@ -403,7 +404,7 @@ def elect(state: GameState) -> None:
     """竞岗<强制> — 第一天投票结束后，最先获得投票数最多的角色当选警长."""
     counts = tally(state, PINMING)
     summary = "，".join(f"{t} {_fmt(v)}票" for t, v in sorted(counts.items(), key=lambda kv: -kv[1]))
-    winner = elect_sheriff(state)
+    winner = elect_sheriff(state, counts)
     if winner is None:
         announce(state, "第1天投票结束，无人投票，本局暂无警长。")
         return
@@ -428,7 +429,8 @@ def check_duel(state: GameState, cmd: Command) -> None:
 
 def agreed_duel(state: GameState, cmd: Command) -> bool:
     """`check_duel`'s quick refusal for the legal moves: already agreed in this phase."""
-    return cmd.actor in ext(state).duel
+    data = state.ext  # `ext(state)`, inline: asked for every wolf asked
+    return isinstance(data, PinmingState) and cmd.actor in data.duel
 
 
 def apply_duel(state: GameState, cmd: Command) -> None:
@@ -473,7 +475,8 @@ def check_slash(state: GameState, cmd: Command) -> None:
 
 def in_showdown(state: GameState) -> bool:
     """拍刀 is open only in the 拍刀环节 (`check_slash`'s first refusal)."""
-    return ext(state).knives is not None
+    data = state.ext  # `ext(state)`, inline: asked for every wolf asked
+    return isinstance(data, PinmingState) and data.knives is not None
 
 
 def apply_slash(state: GameState, cmd: Command) -> None:
@@ -513,7 +516,8 @@ def check_surrender(state: GameState, cmd: Command) -> None:
 
 def agreed_surrender(state: GameState, cmd: Command) -> bool:
     """`check_surrender`'s quick refusal for the legal moves: already agreed."""
-    return cmd.actor in ext(state).surrender
+    data = state.ext  # `ext(state)`, inline: asked for every wolf asked
+    return isinstance(data, PinmingState) and cmd.actor in data.surrender
 
 
 def apply_surrender(state: GameState, cmd: Command) -> None:
@@ -632,6 +636,7 @@ SKILLS = {
             actor_may_be_out=True,
             answer=answer_shoot,
             on_timeout=shoot_lapses,
+            candidates=other_alive_targets,
         ),
         SkillSpec(
             SUCCEED,
@@ -644,6 +649,7 @@ SKILLS = {
             actor_may_be_out=True,
             answer=answer_succeed,
             on_timeout=succeed_lapses,
+            candidates=successors,
         ),
         SkillSpec(FEIGN, "装傻", _ANY, YES_NO, _never, _no_check, prompt=True),
         SkillSpec(
@@ -656,6 +662,7 @@ SKILLS = {
             audience="group:wolves",
             members_of=WOLF_GROUP,
             refuses=agreed_duel,
+            refuses_is_check=True,
         ),
         SkillSpec(
             SLASH,
@@ -679,6 +686,7 @@ SKILLS = {
             audience="group:wolves",
             members_of=WOLF_GROUP,
             refuses=agreed_surrender,
+            refuses_is_check=True,
         ),
         last_words_skill(),
     )
@@ -737,8 +745,8 @@ class Pinming(Ruleset):
         data = ext(state)
         memo = data.votable_memo
         outs = len(state.outs)
-        day = state.phase.ordinal
-        if memo[0] != outs or memo[1] != day:
+        day = state.phase
+        if memo[0] != outs or memo[1] is not day:
             names = tuple(c.name for c in state.chars.values() if c.alive and not c.marks.get("feigned"))
             memo = data.votable_memo = (outs, day, names)
         return memo[2]
@@ -779,21 +787,36 @@ def _may_hold(state: GameState, actor: str, skill: str) -> bool:
     return holders is None or state.chars[actor].role in holders
 
 
+def _census(state: GameState) -> tuple[bool, bool, bool]:
+    """(a 神 alive, a 村民 alive, a 狼人 alive): what the wins read, counted once per out
+    (identities never change in 品茗, and an out is the only way a character leaves)."""
+    data = ext(state)
+    memo = data.census_memo
+    outs = len(state.outs)
+    if memo[0] != outs:
+        gods = villagers = wolves = False
+        for c in state.chars.values():
+            if c.alive:
+                role = c.role
+                if role in GODS:
+                    gods = True
+                elif role == VILLAGER:
+                    villagers = True
+                elif role == WOLF:
+                    wolves = True
+        memo = data.census_memo = (outs, gods, villagers, wolves)
+    return memo[1], memo[2], memo[3]
+
+
 def _wolves_win(state: GameState) -> str | None:
     # 狼人阵营胜利条件: 1、预言家、女巫、猎人、白痴出局  2、村民全部出局 (屠边)
-    gods_alive = villagers_alive = False
-    for c in state.chars.values():
-        if c.alive:
-            if c.role in GODS:
-                gods_alive = True
-            elif c.role == VILLAGER:
-                villagers_alive = True
+    gods_alive, villagers_alive, _wolves = _census(state)
     return WOLVES if not gods_alive or not villagers_alive else None
 
 
 def _village_wins(state: GameState) -> str | None:
     # 村民阵营胜利条件: 狼人全部出局 (混血儿、病娇 never count)
-    return None if _role_alive(state, WOLF) else VILLAGE
+    return None if _census(state)[2] else VILLAGE
 
 
 PINMING = Pinming(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from banshe.engine.model import GameState, RulesetState
+from banshe.engine.model import GameState, Phase, RulesetState
 
 
 @dataclass
@@ -21,8 +21,10 @@ class PinmingState(RulesetState):
     poison: str | None = None  # 毒药's target
     duel: list[str] = field(default_factory=list)  # who has agreed to 决战, in order
     # -- not part of the position ------------------------------------------------------------
-    # `Pinming.votable`'s memo: (len(outs), phase ordinal) when made, the names
-    votable_memo: tuple[int, int, tuple[str, ...]] = field(default=(-1, -1, ()), repr=False, compare=False)
+    # `Pinming.votable`'s memo: (len(outs), the phase) when made, the names
+    votable_memo: tuple[int, Phase | None, tuple[str, ...]] = field(default=(-1, None, ()), repr=False, compare=False)
+    # the wins' census (`rules._census`): (len(outs) when made, a 神, a 村民, a 狼人 alive)
+    census_memo: tuple[int, bool, bool, bool] = field(default=(-1, False, False, False), repr=False, compare=False)
 
     def clone(self) -> PinmingState:
         return PinmingState(
