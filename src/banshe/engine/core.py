@@ -200,12 +200,16 @@ def check_outcome(state: GameState) -> None:
                     reason=cond.name,
                 )
                 rs.on_camp_lost(state, camp)
+    lost = state.lost_camps
     for cond in rs.win_conditions:
         camp = cond.test(state)
-        if camp is not None and camp not in state.lost_camps:
+        if camp is not None and camp not in lost:
             declare_win(state, camp, cond.name)
-    remaining = [c for c in state.camps_in_game if c not in state.lost_camps]
-    if len(remaining) == 1 and state.camps_in_game:
+    in_game = state.camps_in_game
+    if not lost and len(in_game) > 1:
+        return  # no camp judged lost yet: more than one remains
+    remaining = [c for c in in_game if c not in lost]
+    if len(remaining) == 1 and in_game:
         declare_win(state, remaining[0], "唯一未判负阵营")
 
 

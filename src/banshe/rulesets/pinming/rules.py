@@ -742,7 +742,9 @@ class Pinming(Ruleset):
     def votable(self, state: GameState) -> Sequence[str]:
         # `can_be_voted`, inline, made once per day and out: asked for every voter. 装傻 (the
         # only other change) comes at the day's 关门, after its votes
-        data = ext(state)
+        data = state.ext  # `ext(state)`, inline: asked for every voter
+        if not isinstance(data, PinmingState):
+            raise TypeError("not a 品茗 game")
         memo = data.votable_memo
         outs = len(state.outs)
         day = state.phase
@@ -790,7 +792,9 @@ def _may_hold(state: GameState, actor: str, skill: str) -> bool:
 def _census(state: GameState) -> tuple[bool, bool, bool]:
     """(a 神 alive, a 村民 alive, a 狼人 alive): what the wins read, counted once per out
     (identities never change in 品茗, and an out is the only way a character leaves)."""
-    data = ext(state)
+    data = state.ext  # `ext(state)`, inline: asked after every change
+    if not isinstance(data, PinmingState):
+        raise TypeError("not a 品茗 game")
     memo = data.census_memo
     outs = len(state.outs)
     if memo[0] != outs:
