@@ -223,7 +223,7 @@ class GameEnv:
         # every seat answers by `pick` and nothing is pruned: `_drive` inline for each seat asked
         picks = self.picks if agents is not None and self.prune is None and len(self.picks) == len(agents) else None
         order = list(st.order)
-        while st.winner is None and self.phases < self.max_phases:
+        while not st.over and self.phases < self.max_phases:
             self.phases += 1
             phase = st.phase
             stages = len(rs.night_stages) if phase.kind == NIGHT else 1
@@ -237,9 +237,9 @@ class GameEnv:
                 seen = -1  # len(log) when the checks below last ran: nothing happens without an event
                 for name in order:
                     if seen != len(st.log) or st.prompts:
-                        if st.prompts and st.winner is None:  # `_prompts` does nothing otherwise
+                        if st.prompts and not st.over:  # `_prompts` does nothing otherwise
                             yield from self._prompts()
-                        if st.winner is not None or (st.phase is not phase and st.phase != phase) or st.settling:
+                        if st.over or (st.phase is not phase and st.phase != phase) or st.settling:
                             break
                         # only the seats that may act are asked (`idle_seats`: a seat with nothing
                         # to post would not be asked anyway)
@@ -271,16 +271,16 @@ class GameEnv:
                         yield name
                         if not self._stepped:
                             self.step(None)
-                if st.winner is not None or (st.phase is not phase and st.phase != phase):
+                if st.over or (st.phase is not phase and st.phase != phase):
                     break
                 if stage < stages - 1 and next_close(st) == CLOSE_STAGE:
                     self._director(CLOSE_STAGE)
-            if phase.kind == DAY and st.winner is None and (st.phase is phase or st.phase == phase) and not st.settling:
+            if phase.kind == DAY and not st.over and (st.phase is phase or st.phase == phase) and not st.settling:
                 # a second round: the seats that voted may change their vote (改票) or act again
                 for name in order:
-                    if st.prompts and st.winner is None:
+                    if st.prompts and not st.over:
                         yield from self._prompts()
-                    if st.winner is not None or (st.phase is not phase and st.phase != phase) or st.settling:
+                    if st.over or (st.phase is not phase and st.phase != phase) or st.settling:
                         break
                     if name not in st.votes or name in st.vote_changed:
                         continue
@@ -296,7 +296,7 @@ class GameEnv:
                         yield name
                         if not self._stepped:
                             self.step(None)
-            if st.winner is None and (st.phase is phase or st.phase == phase):
+            if not st.over and (st.phase is phase or st.phase == phase):
                 self._director(CLOSE_PHASE)
             yield from self._prompts()
 
