@@ -28,7 +28,6 @@ TEXTS = 3  # a text each (遗言: the bots post a placeholder)
 _TEXT = "……"  # the bots' placeholder text for a free-text skill
 ONE_CHECK = 1  # a skill row settled by one `check` (`_skill_rows`: no targets, or declared candidates)
 _NO_TARGETS: list[tuple[str, ...]] = [()]  # the one option of a skill without targets (never changed)
-_ABSTAINING = (ABSTAIN,)  # a vote's targets when abstaining
 _DAY_OPEN = situation_of(DAY, 0, False)  # `GameState.situation` by day before 关门 (the votes)
 
 
@@ -73,7 +72,7 @@ class ActionSet:
         if kind in (NAMES, TUPLES):
             table = self.table
             if table is None:
-                table = self.table = _BY_ACTOR[self.actor][self.skill]
+                table = self.table = _commands(self.actor, self.skill)
             if kind == TUPLES:
                 return table[option]  # type: ignore[index]
             cmd = table.single.get(option)  # type: ignore[arg-type]
@@ -125,24 +124,27 @@ def legal_actions(state: GameState, actor: str) -> list[ActionSet]:
     actor does not hold); each one is checked exactly as the engine would check it."""
     if state.winner is not None:
         return []
-    me = state.chars.get(actor)
-    if me is None:
+    # (lookups by subscript inside `try`, which costs nothing until a key is missing: cheaper than
+    # `dict.get` on every ask)
+    try:
+        me = state.chars[actor]
+    except KeyError:
         return []
     rs: Ruleset = state.rules
     alive = me.alive
     situation = state.situation
-    # `_skill_rows`, its lookup inline (asked for every seat)
-    by_role = rs.legal_rows.get(me.role)
-    both = by_role.get(situation + alive) if by_role is not None else None
-    if both is None:
+    try:
+        # `_skill_rows`, its lookup inline (asked for every seat)
+        rows, unprompted = rs.legal_rows[me.role][situation + alive]
+    except KeyError:
         kind = state.phase.kind
-        both = _skill_rows(rs, kind, state.stage if kind == NIGHT else 0, alive, state.settling, me.role)
-    rows, unprompted, _needs = both
+        rows, unprompted = _skill_rows(
+            rs, kind, state.stage if kind == NIGHT else 0, alive, state.settling, me.role
+        )
     head = state.prompts[0] if state.prompts else None
     if head is None or head.actor != actor:
         rows = unprompted  # no prompt skill can pass: the same rows in the same order without them
     found: list[ActionSet] = []
-    mine = _BY_ACTOR[actor]  # this actor's command tables (`_commands`, its lookup once)
     if situation == _DAY_OPEN and alive:
         # `check_vote` with 弃权 settles everything about the voter (the phase, 关门 and life are
         # known here; a first vote cannot be a second one); targets only need to be votable
@@ -153,12 +155,29 @@ def legal_actions(state: GameState, actor: str) -> list[ActionSet]:
             skill = VOTE
             ok = True
         if ok and rs.can_vote(state, actor) is None:
-            table = mine[skill]
-            if not rs.gate(state, table[_ABSTAINING]):
-                # a voter is asked once a day per skill: a new set (the options are shared)
-                found.append(ActionSet(actor, skill, NAMES, _vote_options(rs.votable(state)), table))
+            try:
+                table = _BY_ACTOR[actor][skill]  # `_commands`, inline (plain dicts: read by subscript)
+            except KeyError:
+                table = _commands(actor, skill)
+            if not rs.gate(state, table.single.get(ABSTAIN) or table.one(ABSTAIN)):
+                # one set per voter, skill and `votable` answer (kept by the ruleset while it holds:
+                # 品茗 a day), over `[*votable, 弃权]`
+                votable = rs.votable(state)
+                action = table.memo_set
+                if action is None or table.memo_for is not votable:
+                    memo = _VOTE_MEMO  # `_vote_options(votable)`, its memo read inline
+                    options = memo[1] if memo[0] is votable else _vote_options(votable)
+                    action = table.memo_set = ActionSet(actor, skill, NAMES, options, table)
+                    table.memo_for = votable
+                found.append(action)
     if not rows:
         return found
+    # this actor's command tables (`_commands`, its lookup once; plain dicts: CPython reads a
+    # plain dict's items by subscript far faster than a dict subclass's)
+    try:
+        mine = _BY_ACTOR[actor]
+    except KeyError:
+        mine = _tables_of(actor)
     gate = rs.gate
     chars = state.chars
     groups = state.groups
@@ -174,10 +193,13 @@ def legal_actions(state: GameState, actor: str) -> list[ActionSet]:
             open_while = spec.open_while
             if open_while is not None and not open_while(state):
                 continue
-            table = mine[sid]
+            try:
+                table = mine[sid]
+            except KeyError:
+                table = _commands(actor, sid)
             if shape == NO_TARGET:
                 declared: Sequence[str] = _NO_TARGETS  # type: ignore[assignment]
-                probe = table[()]
+                probe = table.bare
             else:
                 declared = spec.candidates(state, actor)  # type: ignore[misc]
                 if not declared:
@@ -249,7 +271,7 @@ def legal_actions(state: GameState, actor: str) -> list[ActionSet]:
             continue
         if stage_check and _stage_refuses(state, rs, actor, sid):
             continue
-        commands = mine[sid]
+        commands = _commands(actor, sid)
         if exact:
             picked = [t for t in targets if is_legal(state, commands[t])]
             if picked:
@@ -307,41 +329,6 @@ def legal_actions(state: GameState, actor: str) -> list[ActionSet]:
     return found
 
 
-def idle_seats(state: GameState) -> frozenset[str]:
-    """The seats `legal_actions` offers nothing now whatever the targets: no skill of theirs
-    acts in this phase and night stage for their role and life (`_skill_rows`) or for a group
-    they belong to (`SkillSpec.members_of`), no vote, no prompt of theirs at the head. It holds
-    until an out (the only way a role or a life changes), a change of groups, a new stage or
-    phase, or 关门."""
-    if state.winner is not None:
-        return frozenset(state.order)
-    rs: Ruleset = state.rules
-    base = state.situation  # `_skill_rows`' key less the life bit (its lookup inline, as in `legal_actions`)
-    voting = base == _DAY_OPEN
-    head = state.prompts[0].actor if state.prompts else None
-    groups = state.groups
-    legal_rows = rs.legal_rows
-    idle: list[str] = []
-    for name, c in state.chars.items():
-        alive = c.alive
-        if alive and voting or name == head:
-            continue
-        by_role = legal_rows.get(c.role)
-        both = by_role.get(base + alive) if by_role is not None else None
-        if both is None:
-            kind = state.phase.kind
-            both = _skill_rows(rs, kind, state.stage if kind == NIGHT else 0, alive, state.settling, c.role)
-        needs = both[2]
-        if needs is None:
-            continue
-        for group in needs:
-            if name in groups.get(group, ()):
-                break
-        else:
-            idle.append(name)
-    return frozenset(idle)
-
-
 def _passes(state: GameState, spec: SkillSpec, c: Command) -> bool:
     """`validate`'s candidate checks after the actor/skill ones (all pure): the quick refusal
     first (遗言: most seats have none), then gate, shape and the skill's check."""
@@ -362,7 +349,7 @@ def _passes(state: GameState, spec: SkillSpec, c: Command) -> bool:
 def _stage_refuses(state: GameState, rs: Ruleset, actor: str, skill: str) -> bool:
     """An overridden `stage_for` puts the skill outside tonight's open stages (asked once the
     skill has candidates; both are pure)."""
-    stage = rs.stage_for(state, _commands(actor, skill)[()])
+    stage = rs.stage_for(state, _commands(actor, skill).bare)
     return stage is not None and (
         stage < state.stage or (stage > state.stage and not rs.night_stages[stage].opens_with_night)
     )
@@ -391,7 +378,7 @@ def _skill_rows(rs: Ruleset, kind: str, stage: int, alive: bool, settling: bool,
     `stage_for`, else flagged for a `stage_for` call), less the skills whose `legal_targets`
     is empty for the actor's role (`Ruleset.skill_holders`). Built once per situation and kept
     on the ruleset; returned twice: all of them, and only the non-prompt ones (for an actor
-    without a prompt), with what `idle_seats` reads."""
+    without a prompt)."""
     by_role = rs.legal_rows.get(role)
     if by_role is None:
         by_role = rs.legal_rows[role] = {}
@@ -431,22 +418,25 @@ def _skill_rows(rs: Ruleset, kind: str, stage: int, alive: bool, settling: bool,
             )
             rows.append((sid, spec, exact, stage_check, shape, ONE_CHECK if one_check else 0, spec.members_of))
         unprompted = [row for row in rows if not row[1].prompt]
-        # what `idle_seats` needs: None when some row may act for anyone of this key, else the
-        # groups whose members may (empty: nobody of this key may act)
-        needs = None if any(not row[6] for row in unprompted) else frozenset(row[6] for row in unprompted)
-        both = by_role[key] = (rows, unprompted, needs)
+        both = by_role[key] = (rows, unprompted)
     return both
 
 
 class _Commands(dict[tuple[str, ...], Command]):
     """One actor's commands of one skill by targets, made on first use (commands are immutable
-    values, and the bots ask for the same candidates again and again)."""
+    values, and the bots ask for the same candidates again and again). The hot reads go through
+    `single` and `bare`, plain attributes: a dict subclass's own subscript is slow in CPython."""
+
+    # slots, not an instance dict: CPython specialises attribute reads of a dict subclass's
+    # slots, not of its `__dict__` (read on every ask)
+    __slots__ = ("actor", "skill", "single", "bare", "memo_for", "memo_set")
 
     def __init__(self, actor: str, skill: str) -> None:
         super().__init__()
         self.actor = actor
         self.skill = skill
         self.single: dict[str, Command] = {}  # the one-target commands by their target
+        self.bare = Command(actor, skill)  # the command without targets (`self[()]`)
         # the last action set made over `memo_for` (`action_set`), kept while that object is
         self.memo_for: object = None
         self.memo_set: ActionSet | None = None
@@ -465,7 +455,7 @@ class _Commands(dict[tuple[str, ...], Command]):
         if len(self) >= 256:
             self.clear()
             self.single.clear()
-        cmd = self[targets] = Command(self.actor, self.skill, targets)
+        cmd = self[targets] = self.bare if not targets else Command(self.actor, self.skill, targets)
         return cmd
 
     def one(self, target: str) -> Command:
@@ -476,29 +466,19 @@ class _Commands(dict[tuple[str, ...], Command]):
         return cmd
 
 
-class _Tables(dict[str, _Commands]):
-    """One actor's command tables by skill, made on first use."""
-
-    def __init__(self, actor: str) -> None:
-        super().__init__()
-        self.actor = actor
-
-    def __missing__(self, skill: str) -> _Commands:
-        table = self[skill] = _Commands(self.actor, skill)
-        return table
+# every actor's command tables: actor -> skill -> its commands (`_commands`), made on first use
+_BY_ACTOR: dict[str, dict[str, _Commands]] = {}
 
 
-class _Actors(dict[str, _Tables]):
-    """Every actor's command tables (`_BY_ACTOR[actor][skill]`), made on first use."""
+def _tables_of(actor: str) -> dict[str, _Commands]:
+    """`actor`'s command tables, made on first use (at most 1024 actors are kept)."""
+    tables = _BY_ACTOR.get(actor)
+    if tables is None:
+        if len(_BY_ACTOR) >= 1024:
+            _BY_ACTOR.clear()
+        tables = _BY_ACTOR[actor] = {}
+    return tables
 
-    def __missing__(self, actor: str) -> _Tables:
-        if len(self) >= 1024:
-            self.clear()
-        tables = self[actor] = _Tables(actor)
-        return tables
-
-
-_BY_ACTOR = _Actors()  # actor -> skill -> its commands
 
 # the vote's options: (the ruleset's `votable` answer, it and 弃权), one tuple so a reader in
 # another thread never sees half of it
@@ -515,7 +495,13 @@ def _vote_options(votable: Sequence[str]) -> list[str]:
 
 
 def _commands(actor: str, skill: str) -> _Commands:
-    return _BY_ACTOR[actor][skill]
+    tables = _BY_ACTOR.get(actor)
+    if tables is None:
+        tables = _tables_of(actor)
+    table = tables.get(skill)
+    if table is None:
+        table = tables[skill] = _Commands(actor, skill)
+    return table
 
 
 _OTHER: dict[tuple[str, str, str | None, bool | None], Command] = {}

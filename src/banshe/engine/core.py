@@ -59,6 +59,7 @@ from .ruleset import (
     TEAR_BADGE,
     YES_NO,
     Ruleset,
+    SkillSpec,
 )
 
 _PUBLIC_AUDIENCE = Audience.public()
@@ -172,6 +173,7 @@ def judge_lost(state: GameState, camp: str, reason: str) -> None:
 def declare_win(state: GameState, camp: str, reason: str) -> None:
     rs: Ruleset = state.rules
     state.winner = camp
+    state.over = True
     state.ended_in = state.phase
     state.prompts.clear()
     state.agenda.clear()
@@ -304,18 +306,30 @@ def apply_offered(state: GameState, command: Command) -> None:
     rs: Ruleset = state.rules
     skill = command.skill
     state.commands.append(command)
-    # `emit(state, ACCEPTED, _accepted_audience(…), command=…)`, inline (every command)
+    # `emit(state, ACCEPTED, _accepted_audience(…), command=…)`, inline (every command; an
+    # offered command is never the director's)
     vote = skill in (VOTE, CHANGE_VOTE)
-    audience = _PUBLIC_AUDIENCE if vote else _accepted_audience(state, rs, command)
+    if vote:
+        audience = _PUBLIC_AUDIENCE
+    else:
+        spec = rs.skills[skill]
+        audience = _skill_audience(state, spec, command.actor)
     data = command._accepted  # `command.accepted_data()`, inline once made
     if data is None:
         data = command.accepted_data()
     state.log.append(Event(ACCEPTED, state.phase._label, audience, data, ""))
     try:
         if vote:
-            _apply_vote(state, command)
+            # `_apply_vote`, inline (every vote)
+            voter = command.actor
+            target = command.targets[0]
+            votes = state.votes
+            old = votes.get(voter)
+            votes[voter] = target
+            if skill == CHANGE_VOTE:
+                state.vote_changed.add(voter)
+            state.vote_trail.append((voter, old, target))
         else:
-            spec = rs.skills[skill]
             if spec.prompt:
                 head = state.prompts.pop(0)
                 state.prompt_raised = False
@@ -352,17 +366,28 @@ def _accepted_audience(state: GameState, rs: Ruleset, cmd: Command) -> Audience:
     spec = rs.skills.get(cmd.skill)
     if cmd.actor == DIRECTOR or spec is None:
         return Audience.director()
+    return _skill_audience(state, spec, cmd.actor)
+
+
+def _skill_audience(state: GameState, spec: SkillSpec, actor: str) -> Audience:
+    """Who sees that `actor` posted `spec` (`SkillSpec.audience`): self, public, or the group
+    named `group:<name>` when the actor is in it (else the actor alone)."""
     audience = spec.audience
     if audience == "self":
-        return Audience.player(cmd.actor)
+        return Audience.player(actor)
     if audience == "public":
         return _PUBLIC_AUDIENCE
-    if audience.startswith("group:"):
-        group = audience[6:]
+    group = _GROUP_AUDIENCES.get(audience)
+    if group is None and audience.startswith("group:"):
+        group = _GROUP_AUDIENCES[audience] = audience[6:]
+    if group is not None:
         members = state.groups.get(group, ())
-        if cmd.actor in members:
+        if actor in members:
             return Audience.of_group(group, members)
-    return Audience.player(cmd.actor)
+    return Audience.player(actor)
+
+
+_GROUP_AUDIENCES: dict[str, str] = {}  # `group:<name>` -> <name> (`_skill_audience`)
 
 
 def run_agenda(state: GameState) -> None:

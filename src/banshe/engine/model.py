@@ -299,6 +299,9 @@ class GameState:
     # phase kind, night stage and 关门 as one small int (`situation_of`), kept by the engine
     # wherever they change (`situate`): the legal moves' table key, read on every ask
     situation: int = field(default=0, repr=False, compare=False)
+    # `winner is not None`, kept by the engine where the winner is declared (`declare_win`): read
+    # by the bots' scheduler before every seat it asks (a plain read, not a property call)
+    over: bool = field(default=False, repr=False, compare=False)
 
     # -- queries -------------------------------------------------------------------------
     @property
@@ -330,10 +333,6 @@ class GameState:
     def is_alive(self, name: str) -> bool:
         c = self.chars.get(name)
         return c is not None and c.alive
-
-    @property
-    def over(self) -> bool:
-        return self.winner is not None
 
     def situate(self) -> None:
         """Recompute `situation` after the phase, the night stage or 关门 changed."""
@@ -374,6 +373,7 @@ class GameState:
             log=list(self.log),
             commands=list(self.commands),
             situation=self.situation,
+            over=self.over,
         )
 
     def fingerprint(self) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .model import DAY, NIGHT, GameState, Phase
+from .model import DAY, GameState, Phase
 
 
 def day_opening(
@@ -21,10 +21,13 @@ def day_opening(
     if n == 1:
         lines.append(first_day)
     else:
+        # yesterday and last night by `Phase.ordinal` (第n天 2n-1, 第n夜 2n): no Phase made per out
+        yesterday = Phase(DAY, n - 1).ordinal
+        last_night = yesterday + 1
         if vote_out:
-            voted = [o.player for o in state.outs if o.phase == Phase(DAY, n - 1) and o.cause == "投票"]
+            voted = [o.player for o in state.outs if o.phase.ordinal == yesterday and o.cause == "投票"]
             lines.append("昨日投票出局：" + ("、".join(voted) if voted else "无") + "。")
-        night = [o.player for o in state.outs if o.phase == Phase(NIGHT, n - 1)]
+        night = [o.player for o in state.outs if o.phase.ordinal == last_night]
         lines.append("昨夜出局：" + "、".join(night) + "。" if night else no_night_outs)
     _queued(state, report_key, lines, reports)
     lines.append(f"当日警长：{state.sheriff}。" if state.sheriff else "当日警长：无。")

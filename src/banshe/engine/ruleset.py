@@ -168,9 +168,9 @@ class Condition:
 
 # a row of `legal_commands`' table: (skill id, spec, needs the full `is_legal`, needs the
 # `stage_for` check, target shape, how its options are found (`actions.ONE_CHECK` or 0), its
-# `members_of`); the rows for all skills, for the non-prompt ones, and what `idle_seats` reads
+# `members_of`); the rows for all skills, and for the non-prompt ones
 SkillRow = tuple[str, SkillSpec, bool, bool, str, int, str]
-SkillRows = tuple[list[SkillRow], list[SkillRow], frozenset[str] | None]
+SkillRows = tuple[list[SkillRow], list[SkillRow]]
 
 
 @dataclass

@@ -20,7 +20,7 @@ import random
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from ..engine.actions import ActionSet, flatten, idle_seats, legal_actions
+from ..engine.actions import ActionSet, flatten, legal_actions
 from ..engine.commands import CLOSE_PHASE, CLOSE_STAGE, DIRECTOR, PROMPT_TIMEOUT, Command, IllegalCommand
 from ..engine.core import apply_in_place, apply_offered, next_close
 from ..engine.events import DIRECTOR as AUDIENCE_DIRECTOR
@@ -29,8 +29,8 @@ from ..engine.model import DAY, NIGHT, GameState, Prompt
 from ..engine.ruleset import Ruleset
 from ..engine.view import view
 from ..rulesets.registry import new_game
-from .agents import Agent, AgentFactory
-from .seat import Observation, answers_by_pick, bot_prune
+from .agents import Agent, AgentFactory, RandomAgent
+from .seat import Observation, answers_by_pick, bot_prune, draw_uniform
 
 
 class GameEnv:
@@ -63,6 +63,9 @@ class GameEnv:
         self.agents: dict[str, Agent] | None = None
         # each such agent's `pick(actions)`, where it has one (`RandomAgent`): asked without an Observation
         self.picks: dict[str, Callable[[Sequence[ActionSet]], Command | None]] = {}
+        # the rng of each such agent whose `pick` is `RandomAgent.pick` itself: `draw_uniform` is
+        # asked directly (the same draw, one call fewer per seat asked)
+        self.draws: dict[str, random.Random] = {}
 
     # -- the AEC surface ---------------------------------------------------------------------
     @property
@@ -222,6 +225,8 @@ class GameEnv:
         agents = self.agents
         # every seat answers by `pick` and nothing is pruned: `_drive` inline for each seat asked
         picks = self.picks if agents is not None and self.prune is None and len(self.picks) == len(agents) else None
+        # ... and every one of them a plain `RandomAgent`: its draw, asked directly with its rng
+        draws = self.draws if picks is not None and len(self.draws) == len(picks) else None
         order = list(st.order)
         while not st.over and self.phases < self.max_phases:
             self.phases += 1
@@ -229,11 +234,6 @@ class GameEnv:
             stages = len(rs.night_stages) if phase.kind == NIGHT else 1
             for stage in range(stages):
                 shuffle(self.rng, order)
-                idle: frozenset[str] = frozenset()
-                # when `idle` was made: len(outs), the night stage, the groups (None: not yet)
-                idle_outs = -1
-                idle_stage = -1
-                idle_groups: dict[str, tuple[str, ...]] | None = None
                 seen = -1  # len(log) when the checks below last ran: nothing happens without an event
                 for name in order:
                     if seen != len(st.log) or st.prompts:
@@ -241,23 +241,17 @@ class GameEnv:
                             yield from self._prompts()
                         if st.over or (st.phase is not phase and st.phase != phase) or st.settling:
                             break
-                        # only the seats that may act are asked (`idle_seats`: a seat with nothing
-                        # to post would not be asked anyway)
-                        if (
-                            st.prompts
-                            or idle_outs != len(st.outs)
-                            or idle_stage != st.stage
-                            or idle_groups != st.groups
-                        ):
-                            idle = idle_seats(st)
-                            idle_outs = -1 if st.prompts else len(st.outs)
-                            idle_stage = st.stage
-                            idle_groups = dict(st.groups)
                         seen = len(st.log)
-                    if name in idle:
-                        continue
                     # `_ask`, inline (one generator fewer per seat asked)
-                    if picks is not None:
+                    if draws is not None:
+                        # `_drive(name, None)`, inline, with `RandomAgent.pick`'s own draw: None (a
+                        # pass: nothing happens) or one of the sets' own commands, applied as offered
+                        actions = legal_actions(st, name)
+                        if actions:
+                            command = draw_uniform(draws[name], actions)
+                            if command is not None:
+                                apply_offered(st, command)
+                    elif picks is not None:
                         # `_drive(name, None)`, inline: `pick` answers None (a pass: nothing
                         # happens) or one of the sets' own commands, applied as offered
                         actions = legal_actions(st, name)
@@ -284,7 +278,13 @@ class GameEnv:
                         break
                     if name not in st.votes or name in st.vote_changed:
                         continue
-                    if picks is not None:
+                    if draws is not None:
+                        actions = legal_actions(st, name)  # `_drive(name, None)`, inline (as above)
+                        if actions:
+                            command = draw_uniform(draws[name], actions)
+                            if command is not None:
+                                apply_offered(st, command)
+                    elif picks is not None:
                         actions = legal_actions(st, name)  # `_drive(name, None)`, inline (as above)
                         if actions:
                             command = picks[name](actions)
@@ -349,6 +349,11 @@ def play_game(
     env.agents = agents  # the env asks them itself: the same questions in the same order
     if not env.command_lists:
         env.picks = {seat: pick for seat, a in agents.items() if (pick := answers_by_pick(a)) is not None}
+        env.draws = {
+            seat: pick.__self__.rng  # type: ignore[attr-defined]  # the RandomAgent the method is bound to
+            for seat, pick in env.picks.items()
+            if getattr(pick, "__func__", None) is RandomAgent.pick
+        }
     for _seat in env.agent_iter():
         raise RuntimeError("an env that asks its agents itself yields no seat")
     return env

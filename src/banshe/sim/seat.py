@@ -171,11 +171,22 @@ def answers_by_pick(agent: object) -> Callable[[Sequence[ActionSet]], Command | 
     defines `pick` next to the very `act` it uses (a subclass that overrides `act` is asked
     through `act`). `pick` answers None or one of the sets' own `command(i)`, which the env
     applies as offered, without looking it up."""
-    pick = getattr(agent, "pick", None)
-    if pick is None:
-        return None
-    for klass in type(agent).__mro__:
-        if "pick" in vars(klass):
-            own = vars(klass).get("act")
-            return pick if own is not None and getattr(type(agent), "act", None) is own else None
-    return None
+    klass = type(agent)
+    by_pick = _BY_PICK.get(klass)
+    if by_pick is None:
+        by_pick = _BY_PICK[klass] = _class_answers_by_pick(klass)
+    return getattr(agent, "pick", None) if by_pick else None
+
+
+def _class_answers_by_pick(klass: type) -> bool:
+    """`answers_by_pick` for every agent of `klass` (decided once per class)."""
+    if getattr(klass, "pick", None) is None:
+        return False
+    for base in klass.__mro__:
+        if "pick" in vars(base):
+            own = vars(base).get("act")
+            return own is not None and getattr(klass, "act", None) is own
+    return False
+
+
+_BY_PICK: dict[type, bool] = {}  # `_class_answers_by_pick` by class (classes are few and kept)
