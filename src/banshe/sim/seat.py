@@ -142,11 +142,10 @@ def draw_uniform(rng: random.Random, actions: Sequence[ActionSet]) -> Command | 
         for a in actions:
             total += len(a.options)
     # `rng.randrange(total + 1)`, inline: random's own draw (`_randbelow`), the same number
-    getrandbits = rng.getrandbits
-    bits = (total + 1).bit_length()
-    k = getrandbits(bits)
+    bits = _BIT_LENGTHS[total] if total < _SMALL else (total + 1).bit_length()
+    k = rng.getrandbits(bits)
     while k > total:
-        k = getrandbits(bits)
+        k = rng.getrandbits(bits)
     if k == total:
         return None
     a = actions[0]
@@ -160,10 +159,15 @@ def draw_uniform(rng: random.Random, actions: Sequence[ActionSet]) -> Command | 
         # `a.command(k)`, inline where the command is made already (nearly always)
         table = a.table
         if table is not None:
-            cmd = table.single.get(a.options[k])  # type: ignore[arg-type]
-            if cmd is not None:
-                return cmd
+            try:
+                return table.single[a.options[k]]  # type: ignore[index]
+            except KeyError:
+                pass
     return a.command(k)
+
+
+_SMALL = 256
+_BIT_LENGTHS = tuple((total + 1).bit_length() for total in range(_SMALL))  # `draw_uniform`'s bits by total
 
 
 def answers_by_pick(agent: object) -> Callable[[Sequence[ActionSet]], Command | None] | None:

@@ -429,8 +429,8 @@ def check_duel(state: GameState, cmd: Command) -> None:
 
 def agreed_duel(state: GameState, cmd: Command) -> bool:
     """`check_duel`'s quick refusal for the legal moves: already agreed in this phase."""
-    data = state.ext  # `ext(state)`, inline: asked for every wolf asked
-    return isinstance(data, PinmingState) and cmd.actor in data.duel
+    data: PinmingState = state.ext  # type: ignore[assignment]  # `ext(state)`, unchecked: asked for every wolf asked
+    return cmd.actor in data.duel
 
 
 def apply_duel(state: GameState, cmd: Command) -> None:
@@ -475,8 +475,8 @@ def check_slash(state: GameState, cmd: Command) -> None:
 
 def in_showdown(state: GameState) -> bool:
     """拍刀 is open only in the 拍刀环节 (`check_slash`'s first refusal)."""
-    data = state.ext  # `ext(state)`, inline: asked for every wolf asked
-    return isinstance(data, PinmingState) and data.knives is not None
+    data: PinmingState = state.ext  # type: ignore[assignment]  # `ext(state)`, unchecked: asked for every wolf asked
+    return data.knives is not None
 
 
 def apply_slash(state: GameState, cmd: Command) -> None:
@@ -516,8 +516,8 @@ def check_surrender(state: GameState, cmd: Command) -> None:
 
 def agreed_surrender(state: GameState, cmd: Command) -> bool:
     """`check_surrender`'s quick refusal for the legal moves: already agreed."""
-    data = state.ext  # `ext(state)`, inline: asked for every wolf asked
-    return isinstance(data, PinmingState) and cmd.actor in data.surrender
+    data: PinmingState = state.ext  # type: ignore[assignment]  # `ext(state)`, unchecked: asked for every wolf asked
+    return cmd.actor in data.surrender
 
 
 def apply_surrender(state: GameState, cmd: Command) -> None:
@@ -714,8 +714,8 @@ class Pinming(Ruleset):
     def gate(self, state: GameState, cmd: Command) -> str | None:
         # 若进入拍刀环节，导演会立即关闭当日聊天贴 — only 拍刀 (and the director's 关门/判负) go on
         # (`ext(state).showdown`, inline: asked for every skill the bots and pages try)
-        data = state.ext
-        if isinstance(data, PinmingState) and data.knives is not None and cmd.skill not in _OPEN_IN_SHOWDOWN:
+        data: PinmingState = state.ext  # type: ignore[assignment]  # a 品茗 game's (`new_game`), unchecked
+        if data.knives is not None and cmd.skill not in _OPEN_IN_SHOWDOWN:
             return "拍刀环节进行中，讨论帖已关闭"
         return None
 
@@ -742,9 +742,7 @@ class Pinming(Ruleset):
     def votable(self, state: GameState) -> Sequence[str]:
         # `can_be_voted`, inline, made once per day and out: asked for every voter. 装傻 (the
         # only other change) comes at the day's 关门, after its votes
-        data = state.ext  # `ext(state)`, inline: asked for every voter
-        if not isinstance(data, PinmingState):
-            raise TypeError("not a 品茗 game")
+        data: PinmingState = state.ext  # type: ignore[assignment]  # `ext(state)`, unchecked: asked for every voter
         memo = data.votable_memo
         outs = len(state.outs)
         day = state.phase
@@ -792,9 +790,7 @@ def _may_hold(state: GameState, actor: str, skill: str) -> bool:
 def _census(state: GameState) -> tuple[bool, bool, bool]:
     """(a 神 alive, a 村民 alive, a 狼人 alive): what the wins read, counted once per out
     (identities never change in 品茗, and an out is the only way a character leaves)."""
-    data = state.ext  # `ext(state)`, inline: asked after every change
-    if not isinstance(data, PinmingState):
-        raise TypeError("not a 品茗 game")
+    data: PinmingState = state.ext  # type: ignore[assignment]  # `ext(state)`, unchecked: asked after every change
     memo = data.census_memo
     outs = len(state.outs)
     if memo[0] != outs:
