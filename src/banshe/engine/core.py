@@ -63,6 +63,7 @@ from .ruleset import (
 )
 
 _PUBLIC_AUDIENCE = Audience.public()
+_DIRECTOR_AUDIENCE = Audience.director()  # the shared audiences, read without a call
 
 
 class GameEnded(Exception):
@@ -101,7 +102,7 @@ def group_notice(state: GameState, group: str, text: str, **data: Any) -> None:
 
 
 def director_note(state: GameState, text: str, **data: Any) -> None:
-    emit(state, NOTICE, Audience.director(), text, **data)
+    emit(state, NOTICE, _DIRECTOR_AUDIENCE, text, **data)
 
 
 # -- randomness (recorded, so a replay never re-rolls) ----------------------------------------
@@ -115,7 +116,7 @@ def draw(state: GameState, purpose: str, candidates: Sequence[str]) -> str | Non
         choice = state.forced_draws.pop(0)
         if choice not in candidates:
             raise RuntimeError(f"replayed draw {choice!r} is not among {list(candidates)}")
-    emit(state, CHANCE, Audience.director(), f"随机选取（{purpose}）：{choice}", purpose=purpose, choice=choice)
+    emit(state, CHANCE, _DIRECTOR_AUDIENCE, f"随机选取（{purpose}）：{choice}", purpose=purpose, choice=choice)
     return str(choice)
 
 
@@ -126,14 +127,14 @@ def set_camp(state: GameState, name: str, camp: str, announce_to_player: bool = 
     if camp not in state.camps_in_game:
         state.camps_in_game.append(camp)
     rs: Ruleset = state.rules
-    emit(state, CAMP, Audience.director(), f"{name}的阵营为{rs.camp_name(camp)}", player=name, camp=camp)
+    emit(state, CAMP, _DIRECTOR_AUDIENCE, f"{name}的阵营为{rs.camp_name(camp)}", player=name, camp=camp)
     if announce_to_player:
         notice(state, name, f"你的阵营现在是{rs.camp_name(camp)}。", camp=camp)
 
 
 def set_sheriff(state: GameState, name: str | None) -> None:
     state.sheriff = name
-    emit(state, SHERIFF, Audience.director(), f"警长：{name or '（警徽撕毁）'}", player=name)
+    emit(state, SHERIFF, _DIRECTOR_AUDIENCE, f"警长：{name or '（警徽撕毁）'}", player=name)
     if name is not None:
         notice(state, name, "你成为了警长。")
 
@@ -151,7 +152,7 @@ def put_out(state: GameState, name: str, cause: str) -> None:
         return
     c.alive = False
     state.outs.append(Out(name, state.phase, cause))
-    emit(state, OUT, Audience.director(), f"{name}出局（{cause}）", player=name, cause=cause)
+    emit(state, OUT, _DIRECTOR_AUDIENCE, f"{name}出局（{cause}）", player=name, cause=cause)
     notice(state, name, "你已出局。")
     rs: Ruleset = state.rules
     if not rs.out_and_triggers_one_change:
@@ -165,7 +166,7 @@ def judge_lost(state: GameState, camp: str, reason: str) -> None:
         return
     state.lost_camps.append(camp)
     rs: Ruleset = state.rules
-    emit(state, LOST, Audience.director(), f"{rs.camp_name(camp)}判负（{reason}）", camp=camp, reason=reason)
+    emit(state, LOST, _DIRECTOR_AUDIENCE, f"{rs.camp_name(camp)}判负（{reason}）", camp=camp, reason=reason)
     rs.on_camp_lost(state, camp)
     check_outcome(state)
 
@@ -179,7 +180,7 @@ def declare_win(state: GameState, camp: str, reason: str) -> None:
     state.agenda.clear()
     if state.phase.kind == NIGHT:
         announce(state, night_close(state, rs.report_key))
-    emit(state, WIN, Audience.public(), f"游戏结束，{rs.camp_name(camp)}胜利。", camp=camp, reason=reason)
+    emit(state, WIN, _PUBLIC_AUDIENCE, f"游戏结束，{rs.camp_name(camp)}胜利。", camp=camp, reason=reason)
     announce(state, f"游戏结束，{rs.camp_name(camp)}胜利！")
     raise GameEnded
 
@@ -196,7 +197,7 @@ def check_outcome(state: GameState) -> None:
                 emit(
                     state,
                     LOST,
-                    Audience.director(),
+                    _DIRECTOR_AUDIENCE,
                     f"{rs.camp_name(camp)}判负（{cond.name}）",
                     camp=camp,
                     reason=cond.name,
@@ -254,16 +255,19 @@ def elect_sheriff(state: GameState, final: dict[str, float] | None = None) -> st
         return tied[0] if tied else None
     running: dict[str, float] = {}
     reached: dict[str, int] = {}
+    # `state.is_alive`, once (弃权 counts for nobody)
+    alive = {c.name for c in state.chars.values() if c.alive and c.name != ABSTAIN}
     weights = {v: rs.vote_weight(state, v) for v, _o, _n in state.vote_trail}
     for i, (voter, old, new) in enumerate(state.vote_trail):
-        if not state.is_alive(voter):
+        if voter not in alive:
             continue
-        for target, delta in ((old, -weights[voter]), (new, weights[voter])):
-            if target is None or target == ABSTAIN or not state.is_alive(target):
-                continue
-            running[target] = running.get(target, 0.0) + delta
-            if running[target] == final.get(target) and delta > 0:
-                reached[target] = i
+        weight = weights[voter]
+        if old is not None and old in alive:
+            running[old] = running.get(old, 0.0) - weight
+        if new in alive:
+            total = running[new] = running.get(new, 0.0) + weight
+            if total == final.get(new) and weight > 0:
+                reached[new] = i
     return min(tied, key=lambda t: reached.get(t, len(state.vote_trail)))
 
 
@@ -365,7 +369,7 @@ def _accepted_audience(state: GameState, rs: Ruleset, cmd: Command) -> Audience:
         return _PUBLIC_AUDIENCE
     spec = rs.skills.get(cmd.skill)
     if cmd.actor == DIRECTOR or spec is None:
-        return Audience.director()
+        return _DIRECTOR_AUDIENCE
     return _skill_audience(state, spec, cmd.actor)
 
 
@@ -739,7 +743,7 @@ def new_game(
         dealt = rs.deal(len(names), state.rng)
         state.rng.shuffle(dealt)
         role_of = dict(recorded_deal) if recorded_deal else dict(zip(names, dealt, strict=True))
-        emit(state, CHANCE, Audience.director(), "随机分发身份", purpose="发身份", choice=dict(role_of))
+        emit(state, CHANCE, _DIRECTOR_AUDIENCE, "随机分发身份", purpose="发身份", choice=dict(role_of))
     else:
         if set(roles) != set(names):
             missing = [n for n in names if n not in roles]

@@ -44,7 +44,7 @@ def _lapsed(state: GameState, granted: int) -> bool:
 
 
 def no_last_words(state: GameState, cmd: Command) -> bool:
-    c = state.char(cmd.actor)
+    c = state.chars[cmd.actor]
     if c.alive or c.marks.get("last_words") != "open":
         return True
     return _lapsed(state, int(c.marks.get("last_words_phase", 0))) or bool(_DISCUZ.search(cmd.text or ""))

@@ -342,10 +342,14 @@ def play_game(
     """Deal with `seed` and play to the end; every seat is an agent made by `factory`."""
     env = GameEnv(ruleset, players, seed, options=options, max_phases=max_phases)
     rng = random.Random(seed ^ 0x5DEECE66D if agent_seed is None else agent_seed)
-    agents: dict[str, Agent] = {
-        seat: factory(seat, role, env.state.ruleset, rng) for seat, role in zip(env.seats, env.roles(), strict=True)
-    }
-    env.command_lists = not all(getattr(a, "uses_actions", False) for a in agents.values())
+    ruleset_id = env.ruleset_id
+    chars = env.state.chars
+    agents: dict[str, Agent] = {seat: factory(seat, chars[seat].role, ruleset_id, rng) for seat in env.seats}
+    env.command_lists = False
+    for a in agents.values():
+        if not getattr(a, "uses_actions", False):
+            env.command_lists = True
+            break
     env.agents = agents  # the env asks them itself: the same questions in the same order
     if not env.command_lists:
         env.picks = {seat: pick for seat, a in agents.items() if (pick := answers_by_pick(a)) is not None}
