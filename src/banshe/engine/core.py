@@ -122,7 +122,7 @@ def draw(state: GameState, purpose: str, candidates: Sequence[str]) -> str | Non
 
 # -- shared mechanisms -------------------------------------------------------------------------
 def set_camp(state: GameState, name: str, camp: str, announce_to_player: bool = False) -> None:
-    c = state.char(name)
+    c = state.chars[name]
     c.camp = camp
     if camp not in state.camps_in_game:
         state.camps_in_game.append(camp)
@@ -147,7 +147,7 @@ def put_out(state: GameState, name: str, cause: str) -> None:
     """The character leaves the game now; win/loss is judged on the out itself, so a win stops
     its triggers (殉情, 殉职, 最后一枪, 指认, 遗言: 宣布阵营获得胜利会立即终止一切结算); then its
     triggers fire, and win/loss is judged again."""
-    c = state.char(name)
+    c = state.chars[name]
     if not c.alive:
         return
     c.alive = False
@@ -448,7 +448,7 @@ def validate(state: GameState, rs: Ruleset, cmd: Command) -> Any:
         raise IllegalCommand(f"本规则没有技能<{cmd.skill}>", "unknown_skill")
     if spec.after_game:
         raise IllegalCommand(f"<{spec.name}>在游戏结束后进行", "not_over")
-    actor = state.char(cmd.actor)
+    actor = state.chars[cmd.actor]
     if spec.prompt:
         head = state.prompts[0] if state.prompts else None
         if head is None or head.actor != cmd.actor or head.skill != cmd.skill:
@@ -535,7 +535,7 @@ def check_vote(state: GameState, rs: Ruleset, cmd: Command) -> None:
         raise IllegalCommand(f"{state.phase.label}不能{name}", "wrong_phase")
     if state.settling:
         raise IllegalCommand(f"{state.phase.label}已关门，不能{name}", "closed")
-    if not state.char(cmd.actor).alive:
+    if not state.chars[cmd.actor].alive:
         raise IllegalCommand(f"{cmd.actor}已出局，不能{name}", "actor_out")
     reason = rs.can_vote(state, cmd.actor)
     if reason:
@@ -681,7 +681,7 @@ def _timeout_prompts(state: GameState, rs: Ruleset) -> None:
 # -- cards (违规判定) ---------------------------------------------------------------------------
 def give_card(state: GameState, rs: Ruleset, name: str, card: str) -> None:
     """3 蓝牌 make a 黄牌, 3 黄牌 make a 红牌; a 红牌 is 罚下 (ruleset hook; by day after the vote)."""
-    c = state.char(name)
+    c = state.chars[name]
     cards = c.marks.setdefault("cards", {"blue": 0, "yellow": 0, "red": 0})
     label = {CARD_BLUE: "蓝牌", CARD_YELLOW: "黄牌", CARD_RED: "红牌"}[card]
     announce(state, f"{name}被判罚一张{label}。")

@@ -117,7 +117,8 @@ def _group(state: GameState) -> tuple[str, ...]:
 
 
 def _alive_group(state: GameState) -> list[str]:
-    return [n for n in _group(state) if state.is_alive(n)]
+    chars = state.chars
+    return [n for n in _group(state) if chars[n].alive]
 
 
 def _witch(state: GameState) -> Any:
@@ -126,12 +127,12 @@ def _witch(state: GameState) -> Any:
 
 
 def _has(state: GameState, name: str, role: str) -> bool:
-    c = state.char(name)
+    c = state.chars[name]
     return c.role == role and not c.skills_lost
 
 
 def _feigned(state: GameState, name: str) -> bool:
-    return bool(state.char(name).marks.get("feigned"))
+    return bool(state.chars[name].marks.get("feigned"))
 
 
 def report(state: GameState, text: str) -> None:
@@ -170,7 +171,7 @@ def settle_start(state: GameState) -> None:
             data.recognized = target
             feedback(state, hb.name, "认亲", target, None, f"你未按时认亲，导演随机选取的认亲对象是{target}。")
         assert target is not None
-        t = state.char(target)
+        t = state.chars[target]
         if t.role == YANDERE:
             # 若混血儿认亲对象为病娇时，则混血儿阵营为村民阵营 / 病娇阵营为狼人阵营
             set_camp(state, hb.name, VILLAGE)
@@ -192,7 +193,7 @@ def _form_wolf_group(state: GameState) -> None:
     members = [c.name for c in state.chars.values() if c.role == WOLF]
     if state.options.get(OPTION_MIXED_IN_GROUP):
         members += [c.name for c in state.chars.values() if c.role in (HALFBLOOD, YANDERE) and c.camp == WOLVES]
-    members.sort(key=lambda n: state.char(n).seat)
+    members.sort(key=lambda n: state.chars[n].seat)
     state.groups[WOLF_GROUP] = tuple(members)
     group_notice(state, WOLF_GROUP, "狼群成员：" + "、".join(members), members=list(members))
 
@@ -217,13 +218,13 @@ def check_kill(state: GameState, cmd: Command) -> None:
 
 
 def apply_kill(state: GameState, cmd: Command) -> None:
-    ext(state).kill = cmd.target
+    ext(state).kill = cmd.targets[0]  # one target (the shape is checked)
 
 
 def _check_witch(state: GameState, cmd: Command, skill: str, name: str) -> None:
     if not _has(state, cmd.actor, WITCH):
         raise IllegalCommand(f"{cmd.actor}不是女巫，不能使用{name}")
-    if not state.char(cmd.actor).has_charge(skill):
+    if not state.chars[cmd.actor].has_charge(skill):
         raise IllegalCommand(f"{name}已经用过了")
 
 
@@ -242,7 +243,7 @@ def check_antidote(state: GameState, cmd: Command) -> None:
 
 
 def apply_antidote(state: GameState, cmd: Command) -> None:
-    witch = state.char(cmd.actor)
+    witch = state.chars[cmd.actor]
     witch.spend(ANTIDOTE)
     witch.charges[SPIRIT] = 0  # <救药>发动后，失去技能<通灵>
     ext(state).save = cmd.target
@@ -256,7 +257,7 @@ def check_poison(state: GameState, cmd: Command) -> None:
 
 
 def apply_poison(state: GameState, cmd: Command) -> None:
-    state.char(cmd.actor).spend(POISON)
+    state.chars[cmd.actor].spend(POISON)
     ext(state).poison = cmd.target
 
 
@@ -265,7 +266,7 @@ def seer_result(state: GameState) -> None:
     data = ext(state)
     if data.check is not None:
         seer, target = data.check
-        result = "村民阵营" if state.char(target).camp == VILLAGE else "非村民阵营"
+        result = "村民阵营" if state.chars[target].camp == VILLAGE else "非村民阵营"
         feedback(state, seer, "预言", target, result, f"你预言了{target}：{result}。")
 
 
@@ -298,7 +299,7 @@ def settle_night(state: GameState) -> None:
 
 # -- reactive prompts --------------------------------------------------------------------------
 def on_out(state: GameState, name: str, cause: str) -> None:
-    c = state.char(name)
+    c = state.chars[name]
     if ext(state).showdown:
         return  # the showdown raises no prompts: it ends the game
     # 遗言数量等于4; 红牌罚下出局的角色没有遗言权利
@@ -345,7 +346,7 @@ def check_shoot(state: GameState, cmd: Command) -> None:
 def answer_shoot(state: GameState, prompt: Prompt, cmd: Command) -> None:
     # …该角色立即出局
     target = cmd.targets[0]
-    state.char(cmd.actor).spend(SHOOT)
+    state.chars[cmd.actor].spend(SHOOT)
     report(state, f"猎人{cmd.actor}发动最后一枪，{target}出局。")
     put_out(state, target, "最后一枪")
 
@@ -383,7 +384,7 @@ def resolve_vote(state: GameState) -> None:
         announce(state, "平票，无人出局。" if top else "无人出局。")
         return
     target = top[0]
-    c = state.char(target)
+    c = state.chars[target]
     if c.role == IDIOT and not c.skills_lost and c.has_charge(FEIGN):
         # 装傻<强制><限定>: 避免出局，并公示; 若白痴是警长，须移交警长
         c.spend(FEIGN)
@@ -496,7 +497,7 @@ def settle_slash(state: GameState, targets: list[str]) -> None:
             break
         other_god_alive = any(c.alive and c.role in GODS and c.name != target for c in state.chars.values())
         knives -= 1
-        if state.char(target).role == HUNTER and other_god_alive:
+        if state.chars[target].role == HUNTER and other_god_alive:
             knives -= 1
         taken.append(target)
         announce(state, f"拍刀：{target}出局。")
@@ -747,7 +748,7 @@ class Pinming(Ruleset):
         outs = len(state.outs)
         day = state.phase
         if memo[0] != outs or memo[1] is not day:
-            names = tuple(c.name for c in state.chars.values() if c.alive and not c.marks.get("feigned"))
+            names = tuple([c.name for c in state.chars.values() if c.alive and not c.marks.get("feigned")])
             memo = data.votable_memo = (outs, day, names)
         return memo[2]
 
