@@ -101,9 +101,10 @@ def test_random_agent_draws_the_same_from_sets_and_lists(ruleset: str, players: 
 
 
 def test_inline_draws_are_randoms_own() -> None:
-    """The simulator's inline `shuffle` and the random agent's inline `randrange` draw exactly
+    """The engine's inline `shuffle` (the deal, the simulator's posting order) and the random
+    agent's inline `randrange` draw exactly
     what `random.Random.shuffle` / `randrange` draw (so the pinned game streams stay put)."""
-    from banshe.sim.env import shuffle
+    from banshe.engine.core import shuffle
 
     for seed in range(50):
         for n in range(0, 31):

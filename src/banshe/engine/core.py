@@ -120,6 +120,25 @@ def draw(state: GameState, purpose: str, candidates: Sequence[str]) -> str | Non
     return str(choice)
 
 
+def shuffle(rng: random.Random, items: list[Any]) -> None:
+    """`rng.shuffle(items)`, inline: random's own Fisher-Yates over `_randbelow`, the same order
+    and the same draws (the deal, and the simulator's posting order)."""
+    n = len(items)
+    steps = _SHUFFLE_STEPS.get(n)
+    if steps is None:
+        # each position from the last, with `(i + 1).bit_length()`: the bits `_randbelow` draws
+        steps = _SHUFFLE_STEPS[n] = tuple((i, (i + 1).bit_length()) for i in range(n - 1, 0, -1))
+    getrandbits = rng.getrandbits
+    for i, bits in steps:
+        j = getrandbits(bits)
+        while j > i:
+            j = getrandbits(bits)
+        items[i], items[j] = items[j], items[i]
+
+
+_SHUFFLE_STEPS: dict[int, tuple[tuple[int, int], ...]] = {}  # `shuffle`'s steps by the list's length
+
+
 # -- shared mechanisms -------------------------------------------------------------------------
 def set_camp(state: GameState, name: str, camp: str, announce_to_player: bool = False) -> None:
     c = state.chars[name]
@@ -741,7 +760,7 @@ def new_game(
     state.ext = rs.state_type()
     if roles is None:
         dealt = rs.deal(len(names), state.rng)
-        state.rng.shuffle(dealt)
+        shuffle(state.rng, dealt)
         role_of = dict(recorded_deal) if recorded_deal else dict(zip(names, dealt, strict=True))
         emit(state, CHANCE, _DIRECTOR_AUDIENCE, "随机分发身份", purpose="发身份", choice=dict(role_of))
     else:
@@ -759,7 +778,7 @@ def new_game(
     state.flags["dealt_roles"] = dict(role_of)
     for seat, n in enumerate(names):
         c = state.chars[n] = Character(n, seat, role_of[n], "")
-        declared = rs.starting_role(c.role)
+        declared = rs.role_table.get(c.role)  # `rs.starting_role`, inline
         if declared is not None:
             # a declared identity starts in its camp, with its lives and charges
             c.camp = declared.camp
@@ -810,6 +829,7 @@ __all__ = [
     "feedback",
     "notice",
     "draw",
+    "shuffle",
     "put_out",
     "set_sheriff",
     "push_prompt",

@@ -22,7 +22,7 @@ from typing import Any
 
 from ..engine.actions import ActionSet, flatten, legal_actions
 from ..engine.commands import CLOSE_PHASE, CLOSE_STAGE, DIRECTOR, PROMPT_TIMEOUT, Command, IllegalCommand
-from ..engine.core import apply_in_place, apply_offered, next_close
+from ..engine.core import apply_in_place, apply_offered, next_close, shuffle
 from ..engine.events import DIRECTOR as AUDIENCE_DIRECTOR
 from ..engine.events import PUBLIC, Event
 from ..engine.model import DAY, NIGHT, GameState, Prompt
@@ -310,24 +310,6 @@ class GameEnv:
 
 
 _DIRECTOR_COMMANDS: dict[str, Command] = {}  # the scheduler's deadlines (commands are immutable values)
-
-
-def shuffle(rng: random.Random, seats: list[str]) -> None:
-    """`rng.shuffle(seats)`, inline: random's own Fisher-Yates over `_randbelow`, the same order."""
-    getrandbits = rng.getrandbits
-    n = len(seats)
-    steps = _SHUFFLE_STEPS.get(n)
-    if steps is None:
-        # each position from the last, with `(i + 1).bit_length()`: the bits `_randbelow` draws
-        steps = _SHUFFLE_STEPS[n] = tuple((i, (i + 1).bit_length()) for i in range(n - 1, 0, -1))
-    for i, bits in steps:
-        j = getrandbits(bits)
-        while j > i:
-            j = getrandbits(bits)
-        seats[i], seats[j] = seats[j], seats[i]
-
-
-_SHUFFLE_STEPS: dict[int, tuple[tuple[int, int], ...]] = {}  # `shuffle`'s steps by the list's length
 
 
 def play_game(
