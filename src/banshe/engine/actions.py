@@ -163,12 +163,12 @@ def legal_actions(state: GameState, actor: str) -> list[ActionSet]:
                 # one set per voter, skill and `votable` answer (kept by the ruleset while it holds:
                 # 品茗 a day), over `[*votable, 弃权]`
                 votable = rs.votable(state)
+                memo = _VOTE_MEMO  # `_vote_options(votable)`, its memo read inline
+                options = memo[1] if memo[0] is votable else _vote_options(votable)
                 action = table.memo_set
-                if action is None or table.memo_for is not votable:
-                    memo = _VOTE_MEMO  # `_vote_options(votable)`, its memo read inline
-                    options = memo[1] if memo[0] is votable else _vote_options(votable)
+                if action is None or table.memo_for is not options:
                     action = table.memo_set = ActionSet(actor, skill, NAMES, options, table)
-                    table.memo_for = votable
+                    table.memo_for = options
                 found.append(action)
     if not rows:
         return found
@@ -178,7 +178,6 @@ def legal_actions(state: GameState, actor: str) -> list[ActionSet]:
         mine = _BY_ACTOR[actor]
     except KeyError:
         mine = _tables_of(actor)
-    gate = rs.gate
     chars = state.chars
     groups = state.groups
     for sid, spec, exact, stage_check, shape, mode, group in rows:
@@ -188,8 +187,12 @@ def legal_actions(state: GameState, actor: str) -> list[ActionSet]:
             if exact:
                 if head is None or head.actor != actor or head.skill != sid:
                     continue  # a prompt skill: only the head prompt's
-            elif group and actor not in groups.get(group, ()):
-                continue
+            elif group:
+                try:
+                    if actor not in groups[group]:
+                        continue
+                except KeyError:
+                    continue  # no such group (yet): nobody is in it
             open_while = spec.open_while
             if open_while is not None and not open_while(state):
                 continue
@@ -213,7 +216,7 @@ def legal_actions(state: GameState, actor: str) -> list[ActionSet]:
                     continue
             else:
                 refuses = spec.refuses
-                if (refuses is not None and refuses(state, probe)) or gate(state, probe):
+                if (refuses is not None and refuses(state, probe)) or rs.gate(state, probe):
                     continue
                 if not spec.refuses_is_check:
                     try:
@@ -247,7 +250,7 @@ def legal_actions(state: GameState, actor: str) -> list[ActionSet]:
                 refuses = spec.refuses
                 if refuses is not None and refuses(state, c):
                     continue
-                if gate(state, c) or shape_refusal(state, spec.name, shape, c, spec.targets_may_be_out):
+                if rs.gate(state, c) or shape_refusal(state, spec.name, shape, c, spec.targets_may_be_out):
                     continue
                 try:
                     spec.check(state, c)
@@ -286,7 +289,7 @@ def legal_actions(state: GameState, actor: str) -> list[ActionSet]:
         first = commands[targets[0]]
         if refuses is not None and len(targets) == 1 and refuses(state, first):
             continue
-        if gate(state, first):
+        if rs.gate(state, first):
             continue
         may_be_out = spec.targets_may_be_out
         if shape == ONE_TARGET:
@@ -486,12 +489,23 @@ _VOTE_MEMO: tuple[object, list[str]] = (None, [])
 
 
 def _vote_options(votable: Sequence[str]) -> list[str]:
-    """`[*votable, 弃权]`, made once while `votable` is the same object (品茗 keeps it a day)."""
+    """`[*votable, 弃权]`: one list per `votable` content (so a voter's action set is the same
+    object whenever the same seats may be voted, game after game: every first day), looked up
+    once while `votable` is the same object (品茗 keeps it a day)."""
     global _VOTE_MEMO
     memo = _VOTE_MEMO
     if memo[0] is not votable:
-        memo = _VOTE_MEMO = (votable, [*votable, ABSTAIN])
+        key = tuple(votable)
+        options = _VOTE_LISTS.get(key)
+        if options is None:
+            if len(_VOTE_LISTS) >= 4096:
+                _VOTE_LISTS.clear()
+            options = _VOTE_LISTS[key] = [*votable, ABSTAIN]
+        memo = _VOTE_MEMO = (votable, options)
     return memo[1]
+
+
+_VOTE_LISTS: dict[tuple[str, ...], list[str]] = {}  # `_vote_options`' lists by content (never changed)
 
 
 def _commands(actor: str, skill: str) -> _Commands:
