@@ -26,6 +26,7 @@ ANSWERS = 2  # a yes/no answer each (是/否)
 TEXTS = 3  # a text each (遗言: the bots post a placeholder)
 
 _TEXT = "……"  # the bots' placeholder text for a free-text skill
+_TEXTS = [_TEXT]  # a free-text skill's one option (never changed)
 ONE_CHECK = 1  # a skill row settled by one `check` (`_skill_rows`: no targets, or declared candidates)
 _NO_TARGETS: list[tuple[str, ...]] = [()]  # the one option of a skill without targets (never changed)
 _DAY_OPEN = situation_of(DAY, 0, False)  # `GameState.situation` by day before 关门 (the votes)
@@ -238,7 +239,13 @@ def legal_actions(state: GameState, actor: str) -> list[ActionSet]:
         if spec.open_while is not None and not spec.open_while(state):
             continue
         if shape == FREE_TEXT:
-            c = _plain(actor, sid, text=_TEXT)
+            try:
+                table = mine[sid]
+            except KeyError:
+                table = _commands(actor, sid)
+            c = table.texted  # the bots' placeholder text's command, once made
+            if c is None:
+                c = table.texted = _plain(actor, sid, text=_TEXT)
             if stage_check and _stage_refuses(state, rs, actor, sid):
                 continue
             if exact:
@@ -256,7 +263,7 @@ def legal_actions(state: GameState, actor: str) -> list[ActionSet]:
                     spec.check(state, c)
                 except IllegalCommand:
                     continue
-            found.append(ActionSet(actor, sid, TEXTS, [_TEXT]))
+            found.append(table.action_set(TEXTS, _TEXTS))
             continue
         if shape == YES_NO:
             if stage_check and _stage_refuses(state, rs, actor, sid):
@@ -432,7 +439,7 @@ class _Commands(dict[tuple[str, ...], Command]):
 
     # slots, not an instance dict: CPython specialises attribute reads of a dict subclass's
     # slots, not of its `__dict__` (read on every ask)
-    __slots__ = ("actor", "skill", "single", "bare", "memo_for", "memo_set")
+    __slots__ = ("actor", "skill", "single", "bare", "texted", "memo_for", "memo_set")
 
     def __init__(self, actor: str, skill: str) -> None:
         super().__init__()
@@ -440,6 +447,7 @@ class _Commands(dict[tuple[str, ...], Command]):
         self.skill = skill
         self.single: dict[str, Command] = {}  # the one-target commands by their target
         self.bare = Command(actor, skill)  # the command without targets (`self[()]`)
+        self.texted: Command | None = None  # the one with the bots' placeholder text (`_plain`)
         # the last action set made over `memo_for` (`action_set`), kept while that object is
         self.memo_for: object = None
         self.memo_set: ActionSet | None = None

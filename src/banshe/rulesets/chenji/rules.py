@@ -146,11 +146,14 @@ def lovers(state: GameState) -> list[str]:
 
 
 def vote_power(state: GameState, name: str) -> int:
+    return _votes_of(state.chars[name], state.sheriff)
+
+
+def _votes_of(c: Character, sheriff: str | None) -> int:
     """Votes a character can cast: sheriff 2, 假死 0, a 白痴 after 装傻 0, else 1."""
-    c = state.char(name)
     if not c.alive or FAKE_DEATH in c.statuses or c.marks.get("feigned"):
         return 0
-    return 2 if state.sheriff == name else 1
+    return 2 if sheriff == c.name else 1
 
 
 def next_day(state: GameState, text: str) -> None:
@@ -206,7 +209,7 @@ def _record(state: GameState, cmd: Command) -> None:
 
 def _need(state: GameState, cmd: Command) -> Character:
     """The actor holds the skill: his identity lists it (`ROLES`) and he has not lost his skills."""
-    c = state.char(cmd.actor)
+    c = state.chars[cmd.actor]
     holders = CHENJI.holders_table[cmd.skill]
     if c.role not in holders:
         who = "或".join(r.name for r in ROLES if r.id in holders)
@@ -271,12 +274,12 @@ def settle_start(state: GameState) -> None:
             pair = list(arrow)
         data.lovers = pair
         data.cupid = cupid
-        a, b = (state.char(n) for n in pair)
+        a, b = (state.chars[n] for n in pair)
         # 私奔: same camp → stays; otherwise both leave their camps and form 情侣阵营
         camp = a.camp if a.camp == b.camp else LOVERS
         a.camp = b.camp = camp
-        state.char(cupid).camp = camp  # 丘比特的阵营转变为与情侣相同的阵营
-        state.groups[LOVER_GROUP] = tuple(sorted(pair, key=lambda n: state.char(n).seat))
+        state.chars[cupid].camp = camp  # 丘比特的阵营转变为与情侣相同的阵营
+        state.groups[LOVER_GROUP] = tuple(sorted(pair, key=lambda n: state.chars[n].seat))
         for n in pair:
             other = pair[1] if n == pair[0] else pair[0]
             notice(state, n, f"你与{other}成为情侣。")
@@ -286,7 +289,7 @@ def settle_start(state: GameState) -> None:
     group_notice(state, WOLF_GROUP, "狼群成员：" + "、".join(wolves), members=wolves)
     for c in state.chars.values():
         if c.role == WHITE_WOLF:
-            notice(state, c.name, "所有狼人：" + "、".join(n for n in state.order if is_wolf(state.char(n))))
+            notice(state, c.name, "所有狼人：" + "、".join(n for n in state.order if is_wolf(state.chars[n])))
     killers = [c.name for c in state.chars.values() if c.role == BLACK_WOLF]
     data.killer = killers[0] if killers else None
     holders = [c.name for c in state.chars.values() if c.role == SCAPEGOAT]
@@ -312,7 +315,7 @@ def check_tianyan(state: GameState, cmd: Command) -> None:
 
 
 def apply_tianyan(state: GameState, cmd: Command) -> None:
-    c = state.char(cmd.actor)
+    c = state.chars[cmd.actor]
     c.spend(TIANYAN)
     c.charges[ZHIJI] = 0
     _record(state, cmd)
@@ -320,13 +323,13 @@ def apply_tianyan(state: GameState, cmd: Command) -> None:
 
 def check_result(state: GameState, target: str) -> str:
     """预言反馈: the table's column; 情侣阵营 lovers and their cupid by the seed's note."""
-    t = state.char(target)
+    t = state.chars[target]
     pair = lovers(state)
     if t.camp == LOVERS and pair and (target in pair or target == ext(state).cupid):
         # 按情侣中非村民方角色反馈，若均为非村民方，按照被【预言】角色身份反馈
-        outsiders = [n for n in pair if CHENJI.role_table[state.char(n).role].camp != VILLAGE]
+        outsiders = [n for n in pair if CHENJI.role_table[state.chars[n].role].camp != VILLAGE]
         if len(outsiders) == 1:
-            return CHECK_RESULT[state.char(outsiders[0]).role]
+            return CHECK_RESULT[state.chars[outsiders[0]].role]
     return CHECK_RESULT[t.role]
 
 
@@ -373,7 +376,7 @@ def check_finale(state: GameState, cmd: Command) -> None:
     _once_tonight(state, cmd, "曲尽")
     if PIPE in ext(state).tonight:
         raise IllegalCommand("今晚已经吹笛，不能再发动曲尽")
-    t = state.char(cmd.targets[0])
+    t = state.chars[cmd.targets[0]]
     if MAD not in t.statuses or FAKE_DEATH in t.statuses:
         raise IllegalCommand(f"{t.name}不是癫狂状态，不能成为<曲尽>的目标")
 
@@ -392,7 +395,7 @@ def check_heartbreak(state: GameState, cmd: Command) -> None:
 def apply_heartbreak(state: GameState, cmd: Command) -> None:
     # 断肠 takes hold at once (22:00): the target's later skills tonight are refused
     apply_spend(state, cmd)
-    broken = state.char(cmd.targets[0])
+    broken = state.chars[cmd.targets[0]]
     if broken.role in ORDINARY and not broken.skills_lost:
         ext(state).stats.heartbreak_effective += 1
         lose_skills(state, [broken.name])
@@ -405,7 +408,7 @@ def check_wither(state: GameState, cmd: Command) -> None:
 
 
 def apply_spend(state: GameState, cmd: Command) -> None:
-    c = state.char(cmd.actor)
+    c = state.chars[cmd.actor]
     c.spend(cmd.skill)
     if cmd.skill == ANTIDOTE:
         c.charges[SPIRIT] = 0  # 解药: 同时你失去【通灵】技能 (tonight's 通灵 has already been given)
@@ -526,7 +529,7 @@ def check_confess(state: GameState, cmd: Command) -> None:
 
 
 def apply_confess(state: GameState, cmd: Command) -> None:
-    state.char(cmd.actor).spend(CONFESS)
+    state.chars[cmd.actor].spend(CONFESS)
     target = cmd.targets[0]
     feedback(state, target, "忏悔", cmd.actor, "忏悔者", f"{cmd.actor}向你亮明身份：忏悔者。")
 
@@ -548,9 +551,9 @@ def check_stab(state: GameState, cmd: Command) -> None:
 
 
 def apply_stab(state: GameState, cmd: Command) -> None:
-    assassin = state.char(cmd.actor)
+    assassin = state.chars[cmd.actor]
     assassin.spend(STAB)
-    target = state.char(cmd.targets[0])
+    target = state.chars[cmd.targets[0]]
     wolf = is_wolf(target)
     announce(
         state,
@@ -563,7 +566,7 @@ def apply_stab(state: GameState, cmd: Command) -> None:
 
 def not_envoy(state: GameState, cmd: Command) -> bool:
     """`legal_commands`' quick test: not a holder of 出使, which `_need` refuses first."""
-    return state.char(cmd.actor).role not in CHENJI.holders_table[MISSION]
+    return state.chars[cmd.actor].role not in CHENJI.holders_table[MISSION]
 
 
 def check_mission(state: GameState, cmd: Command) -> None:
@@ -573,7 +576,7 @@ def check_mission(state: GameState, cmd: Command) -> None:
 
 
 def apply_mission(state: GameState, cmd: Command) -> None:
-    state.char(cmd.actor).spend(MISSION)
+    state.chars[cmd.actor].spend(MISSION)
     for p in state.with_role(PIPER):
         feedback(state, p.name, "出使", None, cmd.text, f"狼使传来消息：{cmd.text}")
     next_day(state, "出使技能发动！")
@@ -701,7 +704,7 @@ def _withered(state: GameState) -> str | None:
     if entry is None:
         return None
     target = entry[1]
-    return target if state.char(target).role in ORDINARY else None
+    return target if state.chars[target].role in ORDINARY else None
 
 
 def _valid(state: GameState, skill: str) -> tuple[str, str] | None:
@@ -733,7 +736,7 @@ def settle_night(state: GameState) -> None:
         if skill == KILL and actor == _withered(state):
             continue
         data.stats.kills.append(KillRecord(state.phase.number, actor, skill, target))
-        t = state.char(target)
+        t = state.chars[target]
         if not t.alive:
             continue
         if target == shielded:
@@ -755,7 +758,7 @@ def settle_night(state: GameState) -> None:
         saved_by_pure = pure is not None and pure[1] == witch.name
         witch_works = DYING not in witch.statuses or saved_by_pure
     if witch_works and ANTIDOTE in tonight:
-        saved = state.char(tonight[ANTIDOTE][1])
+        saved = state.chars[tonight[ANTIDOTE][1]]
         if saved.alive:
             saved.lives = min(saved.lives + 1, 2 if saved.role == ELDER else 1)
             if saved.lives > 0 and DYING in saved.statuses:
@@ -765,12 +768,12 @@ def settle_night(state: GameState) -> None:
                 data.stats.antidote_privileged = True
     if pure:
         princess, target = pure
-        t = state.char(target)
+        t = state.chars[target]
         if DYING in t.statuses and target in dying:
             t.statuses.discard(DYING)
             t.lives = 1
             dying.remove(target)
-            p = state.char(princess)
+            p = state.chars[princess]
             if DYING not in p.statuses:
                 p.statuses.add(DYING)
                 p.marks["dying_cause"] = "纯真"
@@ -782,12 +785,12 @@ def settle_night(state: GameState) -> None:
         if state.is_alive(target):
             if target in dying:
                 dying.remove(target)
-            state.char(target).statuses.discard(DYING)
-            if state.char(target).role in WOLVES or state.char(target).role == PIPER:
+            state.chars[target].statuses.discard(DYING)
+            if state.chars[target].role in WOLVES or state.chars[target].role == PIPER:
                 data.stats.poison_wolf = True
             put_out(state, target, "毒药")
     for name in dying:
-        c = state.char(name)
+        c = state.chars[name]
         c.statuses.discard(DYING)
         if c.alive:
             if c.marks.get("dying_cause") in KILL_CAUSES and c.camp == VILLAGE:
@@ -796,7 +799,7 @@ def settle_night(state: GameState) -> None:
     # 吹笛 / 曲尽 settle even if the 吹笛者 went out tonight
     if PIPE in tonight:
         actor, target = tonight[PIPE]
-        t = state.char(target)
+        t = state.chars[target]
         muted = tonight.get(MUTE, (None, None))[1]
         data.stats.piped.append(target)
         if target == muted:
@@ -805,7 +808,7 @@ def settle_night(state: GameState) -> None:
             t.statuses.add(MAD)
             check_outcome(state)
     if FINALE in tonight:
-        t = state.char(tonight[FINALE][1])
+        t = state.chars[tonight[FINALE][1]]
         if t.alive and MAD in t.statuses:
             t.statuses.discard(MAD)
             t.statuses.add(FAKE_DEATH)
@@ -819,9 +822,9 @@ def settle_night(state: GameState) -> None:
 def lose_skills(state: GameState, names: list[str]) -> None:
     """失去技能: the identity's skills; 白痴失去该技能时立即出局 once he has used 装傻."""
     for n in names:
-        state.char(n).skills_lost = True
+        state.chars[n].skills_lost = True
     for n in names:
-        c = state.char(n)
+        c = state.chars[n]
         if c.role == IDIOT and c.marks.get("feigned") and c.alive:
             report(state, f"白痴{n}失去技能，立即出局。")
             put_out(state, n, "装傻")
@@ -829,7 +832,7 @@ def lose_skills(state: GameState, names: list[str]) -> None:
 
 # -- outs and prompts --------------------------------------------------------------------------
 def on_out(state: GameState, name: str, cause: str) -> None:
-    c = state.char(name)
+    c = state.chars[name]
     c.statuses.discard(DYING)
     # 只有前5名出局者有遗言: this out comes before its partner's 殉情
     grant_last_words(state, name, "次日09:00之前")
@@ -883,7 +886,7 @@ def _ask_heir(state: GameState, name: str, kind: str, text: str) -> None:
 def _revenge(state: GameState, cause: str) -> None:
     """复仇<锁定技>: lovers dead by 投票/毒药/最后一枪 (冤死 counts as 票死) → 乱民; 杀人/撕咬 → 良民."""
     cupid = ext(state).cupid
-    if not cupid or not state.is_alive(cupid) or state.char(cupid).role != CUPID:
+    if not cupid or not state.is_alive(cupid) or state.chars[cupid].role != CUPID:
         return
     if cause in ("投票", "冤死", "毒药", "最后一枪"):
         role, camp = REBEL, WOLF
@@ -891,7 +894,7 @@ def _revenge(state: GameState, cause: str) -> None:
         role, camp = CITIZEN, VILLAGE
     else:
         return
-    c = state.char(cupid)
+    c = state.chars[cupid]
     c.role = role
     set_camp(state, cupid, camp)
     notice(state, cupid, f"情侣出局，你的身份变为{CHENJI.role_name(role)}（{CAMP_NAMES[camp]}）。", camp=camp)
@@ -899,11 +902,11 @@ def _revenge(state: GameState, cause: str) -> None:
 
 def _heir_candidates(state: GameState, kind: str, dead: str) -> list[str]:
     if kind == "scapegoat":
-        return [n for n in state.order if state.is_alive(n) and state.char(n).role == CITIZEN]
+        return [n for n in state.order if state.is_alive(n) and state.chars[n].role == CITIZEN]
     return [
         n
         for n in state.order
-        if n != dead and state.is_alive(n) and is_wolf(state.char(n)) and state.char(n).camp == WOLF
+        if n != dead and state.is_alive(n) and is_wolf(state.chars[n]) and state.chars[n].camp == WOLF
     ]
 
 
@@ -951,8 +954,8 @@ def check_shoot(state: GameState, cmd: Command) -> None:
 
 def answer_shoot(state: GameState, prompt: Prompt, cmd: Command) -> None:
     target = cmd.targets[0]
-    state.char(cmd.actor).spend(SHOOT)
-    if state.char(target).role in WOLVES or state.char(target).role == PIPER:
+    state.chars[cmd.actor].spend(SHOOT)
+    if state.chars[target].role in WOLVES or state.chars[target].role == PIPER:
         ext(state).stats.hunter_hit = True
     put_out(state, target, "最后一枪")  # (not taken in time: no shot, so no `on_timeout`)
 
@@ -1012,7 +1015,7 @@ def feign_lapses(state: GameState, prompt: Prompt) -> None:
 
 def _feign(state: GameState, name: str) -> None:
     # 装傻: 避免出局，但不予公示; 发动此技能后，你投票不计入总票数
-    c = state.char(name)
+    c = state.chars[name]
     c.marks["feigned"] = True
     c.marks["feign_count"] = c.marks.get("feign_count", 0) + 1
     announce(state, "无人出局。")
@@ -1022,7 +1025,7 @@ def _feign(state: GameState, name: str) -> None:
 def _vote_out(state: GameState, name: str) -> None:
     announce(state, f"{name}被投票出局。")
     data = ext(state)
-    if state.char(name).role == REBEL:
+    if state.chars[name].role == REBEL:
         data.stats.rebels_voted.append(name)
     if data.slander_hit == name:
         data.stats.slander_hits += 1  # 由于发动【诽谤】技能，使得一本不该出局的非村民阵营角色出局
@@ -1042,7 +1045,7 @@ def elect(state: GameState) -> None:
 
 def vote_target_ok(state: GameState, name: str) -> bool:
     """Alive and not 假死 (a 假死 character takes no part in the vote, 诽谤 included)."""
-    return state.is_alive(name) and FAKE_DEATH not in state.char(name).statuses
+    return state.is_alive(name) and FAKE_DEATH not in state.chars[name].statuses
 
 
 def vote_counts(state: GameState, slander: bool = True, bloodline: bool = True) -> dict[str, float]:
@@ -1075,11 +1078,11 @@ def resolve_vote(state: GameState) -> None:
     # achievements: who would have gone out without 诽谤 / 血统
     plain = _single_top(vote_counts(state, slander=False))
     no_blood = _single_top(vote_counts(state, bloodline=False))
-    if no_blood is not None and state.char(no_blood).role == ALPHA and top != [no_blood]:
+    if no_blood is not None and state.chars[no_blood].role == ALPHA and top != [no_blood]:
         data.stats.bloodline_saves += 1
     if len(top) == 1:
         target = top[0]
-        c = state.char(target)
+        c = state.chars[target]
         if target == redeem_target:
             data.stats.redeem_blocks += 1
             announce(state, f"{state.phase.label}投票结束，无人出局。")
@@ -1104,7 +1107,7 @@ def resolve_vote(state: GameState) -> None:
 
 def _goat_lost(state: GameState, holder: str) -> bool:
     # a 良民 heir keeps 冤死 through 威信 and 断肠 (he is not a 普通身份)
-    c = state.char(holder)
+    c = state.chars[holder]
     return c.role == SCAPEGOAT and c.skills_lost
 
 
@@ -1163,8 +1166,13 @@ def _wolves_win(state: GameState) -> str | None:
     # 狼人阵营存活的人数可投出的票数占总票数的一半或以上
     if WOLF not in state.camps_in_game:
         return None
-    total = sum(vote_power(state, c.name) for c in state.alive())
-    wolves = sum(vote_power(state, c.name) for c in state.alive() if c.camp == WOLF)
+    sheriff = state.sheriff
+    total = wolves = 0
+    for c in state.chars.values():  # (an out character casts no vote: `_votes_of` is 0)
+        votes = _votes_of(c, sheriff)
+        total += votes
+        if c.camp == WOLF:
+            wolves += votes
     return WOLF if total > 0 and 2 * wolves >= total else None
 
 
@@ -1421,7 +1429,7 @@ class Chenji(Ruleset):
         if camp != WOLF or LOVERS not in state.camps_in_game or LOVERS in state.lost_camps:
             return
         pair = lovers(state)
-        if not any(is_wolf(state.char(n)) for n in pair):
+        if not any(is_wolf(state.chars[n]) for n in pair):
             return
         data = ext(state)
         data.killer = None
@@ -1431,12 +1439,12 @@ class Chenji(Ruleset):
             feedback(state, n, "遗志", None, None, "狼人阵营判负，情侣获得【杀人】。")
 
     def can_vote(self, state: GameState, voter: str) -> str | None:
-        if FAKE_DEATH in state.char(voter).statuses:
+        if FAKE_DEATH in state.chars[voter].statuses:
             return f"{voter}处于假死状态，不能投票"
         return None
 
     def can_be_voted(self, state: GameState, target: str) -> str | None:
-        if FAKE_DEATH in state.char(target).statuses:
+        if FAKE_DEATH in state.chars[target].statuses:
             return f"{target}处于假死状态，不能成为投票对象"
         return None
 
@@ -1450,7 +1458,7 @@ class Chenji(Ruleset):
 
     def on_deduct(self, state: GameState, name: str, points: int) -> None:
         # 乐在其中: 游戏过程中未扣至6分 / 未被扣分 — the director's 扣分 ledger
-        c = state.char(name)
+        c = state.chars[name]
         c.marks["deducted"] = c.marks.get("deducted", 0) + points
         notice(state, name, f"你被扣{points}分（累计{c.marks['deducted']}分）。")
 
@@ -1472,7 +1480,7 @@ class Chenji(Ruleset):
     def check_post(self, state: GameState, author: str, text: str) -> str | None:
         # 癫狂状态: 只能使用16个字、空格与换行发言（投票除外）— the vote format's labels and the
         # names he may vote for are allowed, the rest must pass is_allowed_mad_post
-        if MAD not in state.char(author).statuses:
+        if MAD not in state.chars[author].statuses:
             return None
         body = _VOTE_LABELS.sub(" ", text)
         if is_allowed_mad_post(body, state.alive_names()):
@@ -1484,7 +1492,7 @@ class Chenji(Ruleset):
         (`SkillSpec.candidates`; no-target and text skills need none): 爱神之箭's pairs and the
         prompts' answers (最后一枪, 殉职, 指认). A skill's holders only (`ROLES`). How often a bot
         uses a skill is the bots' (`bots.py`)."""
-        c = state.char(actor)
+        c = state.chars[actor]
         owners = self.holders_table.get(skill)
         if owners is not None and c.role not in owners:
             return []  # not this identity's skill: nothing to try

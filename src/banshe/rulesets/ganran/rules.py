@@ -146,7 +146,7 @@ def _night(state: GameState) -> int:
 
 def _holds(state: GameState, cmd: Command, note: str = "") -> None:
     """Refuse a skill the actor's identity does not hold (`ROLES`) or has lost (【血疑】)."""
-    c = state.char(cmd.actor)
+    c = state.chars[cmd.actor]
     holders = GANRAN.holders_table[cmd.skill]
     if c.role not in holders or c.skills_lost:
         (role,) = holders
@@ -206,7 +206,7 @@ def recompute_camps(state: GameState) -> None:
     lovers = _lovers(state)
     lover_camp: str | None = None
     if len(lovers) == 2:
-        a, b = (base_camp(state.char(n)) for n in lovers)
+        a, b = (base_camp(state.chars[n]) for n in lovers)
         data = ext(state)
         if data.lovers_camp or a != b or a == NONE:
             data.lovers_camp = True
@@ -242,7 +242,7 @@ def _lovers_lost(state: GameState) -> list[str]:
 
 def _lovers_win(state: GameState) -> str | None:
     # 〖情侣阵营〗胜：情侣双方为非游离状态的狼人与吸血鬼
-    lovers = [state.char(n) for n in _lovers(state)]
+    lovers = [state.chars[n] for n in _lovers(state)]
     if len(lovers) != 2 or not all(c.alive and c.camp == LOVERS and DRIFT not in c.statuses for c in lovers):
         return None
     return LOVERS if {kind(c) for c in lovers} == {WOLF_KIND, VAMP_KIND} else None
@@ -275,7 +275,7 @@ def settle_start(state: GameState) -> None:
             pair = (cupid, target)
             data.adored = pair
             notice(state, cupid, f"你未按时发动爱慕，导演随机指定的对象是{target}。")
-        lovers = tuple(sorted(pair, key=lambda n: state.char(n).seat))
+        lovers = tuple(sorted(pair, key=lambda n: state.chars[n].seat))
         data.lovers = lovers
         state.groups[LOVERS_GROUP] = lovers
         group_notice(state, LOVERS_GROUP, "你们成为了情侣（互知共群）：" + "、".join(lovers), members=list(lovers))
@@ -331,7 +331,7 @@ def check_infect(state: GameState, cmd: Command) -> None:
     # 【咬噬】/【吸血】 游戏日夜晚，穆图/该隐可以选择一名角色; 狼人/吸血鬼的为<限定技>
     k = KIND_OF_SKILL[cmd.skill]
     zh = SKILL_ZH[cmd.skill]
-    c = state.char(cmd.actor)
+    c = state.chars[cmd.actor]
     if c.role in GANRAN.holders_table[cmd.skill]:
         # 穆图/该隐 hold it by identity (`ROLES`): one of 咬噬/狼王 (吸血/鬼王) a night
         if cmd.actor in ext(state).kings_acted:
@@ -369,7 +369,7 @@ def suck_targets(state: GameState, actor: str) -> Sequence[str]:
 
 
 def apply_infect(state: GameState, cmd: Command) -> None:
-    c = state.char(cmd.actor)
+    c = state.chars[cmd.actor]
     data = ext(state)
     if c.role in GANRAN.holders_table[cmd.skill]:  # 穆图/该隐: settles in 夜晚2
         data.kings_acted.append(cmd.actor)
@@ -396,7 +396,7 @@ def _settle_king(state: GameState, actor: str, skill: str, target: str) -> None:
     """若该角色已发动【咬噬】，则可再次发动; otherwise (not that kind / use still held) no effect."""
     k = WOLF_KIND if skill == WOLF_KING else VAMP_KIND
     bite = BITE if k == WOLF_KIND else SUCK
-    t = state.char(target)
+    t = state.chars[target]
     if t.alive and kind(t) == k and t.role != KING_OF_KIND[k] and "infected_by" in t.marks and not t.has_charge(bite):
         t.charges[bite] = 1
         chain(state, f"{actor}发动<{'狼王' if k == WOLF_KIND else '鬼王'}>，{target}重新获得一次<{SKILL_ZH[bite]}>")
@@ -410,7 +410,7 @@ def _spirit_target(state: GameState, target: str) -> None:
 
 
 def make_dying(state: GameState, name: str, cause: str) -> None:
-    c = state.char(name)
+    c = state.chars[name]
     c.statuses.add(DYING)
     ext(state).dying.append((name, cause))
 
@@ -420,8 +420,8 @@ def settle_infection(state: GameState, actor: str, skill: str, target: str) -> N
     k = KIND_OF_SKILL[skill]
     rival = VAMP_KIND if k == WOLF_KIND else WOLF_KIND
     zh = SKILL_ZH[skill]
-    a = state.char(actor)
-    t = state.char(target)
+    a = state.chars[actor]
+    t = state.chars[target]
     guarded = ext(state).guard.get(GUARD_OF_SKILL[skill]) == target
     effective = False
     if not t.alive or kind(t) == k or guarded:
@@ -499,7 +499,7 @@ def settle_infected(state: GameState) -> None:
     The priority is the night of infection (rulings: the FAQ's 第一晚/第二晚变为游离态的狼人); those
     infected in the same night share it and settle in arrival order (a stable sort)."""
     subs = list(ext(state).infections)
-    subs.sort(key=lambda sub: int(state.char(sub[0]).marks.get("ready", 0)))
+    subs.sort(key=lambda sub: int(state.chars[sub[0]].marks.get("ready", 0)))
     for actor, skill, target in subs:
         settle_infection(state, actor, skill, target)
 
@@ -517,7 +517,7 @@ def apply_check(state: GameState, cmd: Command) -> None:
 
 
 def settle_check(state: GameState, seer: str, target: str) -> None:
-    t = state.char(target)
+    t = state.chars[target]
     # FAQ 1: 游离状态的角色反馈为“游离状态”
     result = "游离状态" if DRIFT in t.statuses else CAMP_NAMES[t.camp]
     if seer in _lovers(state):
@@ -530,7 +530,7 @@ def settle_check(state: GameState, seer: str, target: str) -> None:
 # -- 夜晚5: 长老 -------------------------------------------------------------------------------
 def check_kill(state: GameState, cmd: Command) -> None:
     # 【杀人】<觉醒技> 长老为特殊阵营时，每晚可决定一名角色进入濒死状态 (from the next night)
-    c = state.char(cmd.actor)
+    c = state.chars[cmd.actor]
     if c.role not in GANRAN.holders_table[KILL] or not c.marks.get("special"):
         raise IllegalCommand(f"{cmd.actor}不是特殊阵营的长老，不能发动<杀人>")
     if c.marks.get("kill_from", 0) > _night(state):
@@ -544,7 +544,7 @@ def apply_kill(state: GameState, cmd: Command) -> None:
 
 
 def settle_kill(state: GameState, actor: str, target: str) -> None:
-    t = state.char(target)
+    t = state.chars[target]
     effective = t.alive and DYING not in t.statuses
     if effective:
         make_dying(state, target, "杀人")
@@ -566,7 +566,7 @@ def give_spirit(state: GameState) -> None:
 # -- 夜晚6: 女巫 -------------------------------------------------------------------------------
 def _check_witch(state: GameState, cmd: Command, skill: str, name: str) -> None:
     _holds(state, cmd)
-    if not state.char(cmd.actor).has_charge(skill):
+    if not state.chars[cmd.actor].has_charge(skill):
         raise IllegalCommand(f"<{name}>已经用过了（限定技）")
 
 
@@ -576,7 +576,7 @@ def check_antidote(state: GameState, cmd: Command) -> None:
 
 def apply_antidote(state: GameState, cmd: Command) -> None:
     # 【解药】<限定技>: spent now; 发动后女巫失去【通灵】 (from the next night); settles when 夜晚6 closes
-    witch = state.char(cmd.actor)
+    witch = state.chars[cmd.actor]
     witch.spend(ANTIDOTE)
     witch.charges[SPIRIT] = 0
     ext(state).potions.append((ANTIDOTE, cmd.actor, cmd.targets[0]))
@@ -588,7 +588,7 @@ def check_poison(state: GameState, cmd: Command) -> None:
 
 def apply_poison(state: GameState, cmd: Command) -> None:
     # 【毒药】<限定技>: spent now; settles when 夜晚6 closes
-    state.char(cmd.actor).spend(POISON)
+    state.chars[cmd.actor].spend(POISON)
     ext(state).potions.append((POISON, cmd.actor, cmd.targets[0]))
 
 
@@ -598,8 +598,8 @@ def settle_potions(state: GameState) -> None:
     makes after it can read the out (a 殉情 partner's out, the 长老's skill loss: rulings)."""
     data = ext(state)
     for skill, witch, target in data.potions:
-        t = state.char(target)
-        if state.char(witch).skills_lost or not state.is_alive(witch):
+        t = state.chars[target]
+        if state.chars[witch].skills_lost or not state.is_alive(witch):
             # her earlier potion put her out or out the 村民阵营 长老 (失去其技能): this one is spent
             # with no effect — what refusing it would have meant, without telling her why
             continue
@@ -621,7 +621,7 @@ def settle_night(state: GameState) -> None:
         seer, target, result = late
         feedback(state, seer, "预言", target, result, f"你预言了{target}：{result}。")
     for name, cause in list(data.dying):
-        c = state.char(name)
+        c = state.chars[name]
         if c.alive and DYING in c.statuses:
             c.statuses.discard(DYING)
             put_out(state, name, cause)
@@ -633,17 +633,17 @@ def settle_night(state: GameState) -> None:
 def check_bullet(state: GameState, cmd: Command) -> None:
     # 【银色子弹】<限定技> 猎人可以在游戏日白天的任意时刻决定一名角色立即出局
     _holds(state, cmd, "（或已失去技能）")
-    if not state.char(cmd.actor).has_charge(BULLET):
+    if not state.chars[cmd.actor].has_charge(BULLET):
         raise IllegalCommand("<银色子弹>已经用过了（限定技）")
     if cmd.target == cmd.actor:
         raise IllegalCommand("<银色子弹>需要选择另一名角色")
 
 
 def apply_bullet(state: GameState, cmd: Command) -> None:
-    hunter = state.char(cmd.actor)
+    hunter = state.chars[cmd.actor]
     hunter.spend(BULLET)
     target = cmd.targets[0]
-    wolf = kind(state.char(target)) == WOLF_KIND  # a 游离 wolf counts (rulings)
+    wolf = kind(state.chars[target]) == WOLF_KIND  # a 游离 wolf counts (rulings)
     announce(state, f"【银色子弹】已发动，{target}出局。" + (f"{target}为狼人。" if wolf else ""))
     if not wolf:
         # 强制该日或第二日（若技能在第一日发动）投票出局的对象为猎人
@@ -656,16 +656,16 @@ def apply_bullet(state: GameState, cmd: Command) -> None:
 def check_cross(state: GameState, cmd: Command) -> None:
     # 【十字架】<限定技> 教士可以在游戏日白天的任意时刻选择一名角色
     _holds(state, cmd, "（或已失去技能）")
-    if not state.char(cmd.actor).has_charge(CROSS):
+    if not state.chars[cmd.actor].has_charge(CROSS):
         raise IllegalCommand("<十字架>已经用过了（限定技）")
     if cmd.target == cmd.actor:
         raise IllegalCommand("<十字架>需要选择另一名角色")
 
 
 def apply_cross(state: GameState, cmd: Command) -> None:
-    state.char(cmd.actor).spend(CROSS)
+    state.chars[cmd.actor].spend(CROSS)
     target = cmd.targets[0]
-    vampire = kind(state.char(target)) == VAMP_KIND  # a 游离 vampire counts (rulings)
+    vampire = kind(state.chars[target]) == VAMP_KIND  # a 游离 vampire counts (rulings)
     announce(state, "【十字架】已发动。" + (f"{target}为吸血鬼，出局。" if vampire else ""))
     if vampire:
         put_out(state, target, "十字架")
@@ -675,7 +675,7 @@ def apply_cross(state: GameState, cmd: Command) -> None:
 def on_out(state: GameState, name: str, cause: str) -> None:
     if cause == "罚下":
         return  # 罚下不触发相应出局技能 (no 殉情, 殉职, 长老 effect)
-    c = state.char(name)
+    c = state.chars[name]
     c.statuses.discard(DYING)
     if c.role == ELDER and c.camp == VILLAGE:
         # 【血疑】如长老属于村民阵营，出局时，村民阵营所有角色失去其技能，并公示“长老出局”
@@ -723,7 +723,7 @@ def succeed_lapses(state: GameState, prompt: Prompt) -> None:
 
 
 def deduct(state: GameState, name: str, points: int) -> None:
-    c = state.char(name)
+    c = state.chars[name]
     if not c.alive:
         raise IllegalCommand(f"{name}已出局，不能扣分")
     total = int(c.marks.get("points", 0)) + points
@@ -960,7 +960,7 @@ class Ganran(Ruleset):
         return alive
 
     def identity_text(self, state: GameState, name: str) -> str:
-        c = state.char(name)
+        c = state.chars[name]
         extra = f"，游离状态的{KIND_NAMES[kind(c) or WOLF_KIND]}" if DRIFT in c.statuses else ""
         return f"你的身份是{ROLE_NAMES[c.role]}（{CAMP_NAMES[c.camp]}{extra}）。"
 
