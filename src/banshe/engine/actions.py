@@ -517,9 +517,8 @@ _VOTE_LISTS: dict[tuple[str, ...], list[str]] = {}  # `_vote_options`' lists by 
 
 
 def _commands(actor: str, skill: str) -> _Commands:
-    tables = _BY_ACTOR.get(actor)
-    if tables is None:
-        tables = _tables_of(actor)
+    """`actor`'s commands of `skill` (`_BY_ACTOR[actor][skill]`), made on first use."""
+    tables = _tables_of(actor)
     table = tables.get(skill)
     if table is None:
         table = tables[skill] = _Commands(actor, skill)

@@ -400,17 +400,12 @@ def _skill_audience(state: GameState, spec: SkillSpec, actor: str) -> Audience:
         return Audience.player(actor)
     if audience == "public":
         return _PUBLIC_AUDIENCE
-    group = _GROUP_AUDIENCES.get(audience)
-    if group is None and audience.startswith("group:"):
-        group = _GROUP_AUDIENCES[audience] = audience[6:]
-    if group is not None:
+    if audience.startswith("group:"):
+        group = audience[6:]
         members = state.groups.get(group, ())
         if actor in members:
             return Audience.of_group(group, members)
     return Audience.player(actor)
-
-
-_GROUP_AUDIENCES: dict[str, str] = {}  # `group:<name>` -> <name> (`_skill_audience`)
 
 
 def run_agenda(state: GameState) -> None:

@@ -336,11 +336,8 @@ class GameState:
 
     def situate(self) -> None:
         """Recompute `situation` after the phase, the night stage or 关门 changed."""
-        # `situation_of`, inline
         kind = self.phase.kind
-        self.situation = (
-            (self.stage * 16 + 8 if kind == NIGHT else 4 if kind == DAY else 0) + (2 if self.settling else 0)
-        )
+        self.situation = situation_of(kind, self.stage if kind == NIGHT else 0, self.settling)
 
     def clone(self) -> GameState:
         rng = random.Random.__new__(random.Random)  # no seeding from os.urandom: setstate sets it all
