@@ -13,8 +13,10 @@ import contextlib
 import importlib.util
 import json
 import logging
+import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -131,9 +133,35 @@ def _review(args: argparse.Namespace) -> int:
     return 0
 
 
+def _forum_error(exc: Exception) -> int:
+    """One line on stderr, exit 2 (a fetch failure adds its cause: this is the user's own machine)."""
+    from .forum.fetch import FetchError
+
+    text = f"{exc}（{exc.detail}）" if isinstance(exc, FetchError) else str(exc)
+    print(f"banshe: {text}".replace("\n", " "), file=sys.stderr)
+    return 2
+
+
+def _forum_password(name: str) -> str:
+    """BANSHE_FORUM_PASSWORD, or asked on a terminal (never an argument: it would show in `ps`)."""
+    import getpass
+
+    from .forum.discuz import ForumError
+
+    password = os.environ.get("BANSHE_FORUM_PASSWORD")
+    if password:
+        return password
+    if sys.stdin.isatty():
+        password = getpass.getpass(f"论坛账号“{name}”的密码：")
+        if password:
+            return password
+    raise ForumError(f"需要论坛账号“{name}”的密码：请设置环境变量 BANSHE_FORUM_PASSWORD（或在终端中运行）")
+
+
 def _forum_count(args: argparse.Namespace) -> int:
     from .forum.count import CountError, Options, count, load_game, parse_close
     from .forum.discuz import ForumError, read_thread
+    from .forum.remote import ForumSession
     from .service.schedule import zone
 
     try:
@@ -145,17 +173,50 @@ def _forum_count(args: argparse.Namespace) -> int:
             accelerated=args.accelerated,
         )
         game = load_game(args.game)
-        thread = read_thread(args.thread)
+        if args.login:
+            urls = [t for t in args.thread if t.startswith(("http://", "https://"))]
+            if not urls:
+                raise ForumError("--login 只用于帖子地址（保存的页面按原样读取）")
+            password = _forum_password(args.login)
+            with ForumSession.command_line() as session:
+                session.login(urls[0], args.login, password)
+                thread = read_thread(args.thread, session.read_thread)
+        else:
+            thread = read_thread(args.thread)
         result = count(game, thread, options)
     except (CountError, ForumError, ValueError) as exc:
-        print(f"banshe: {exc}".replace("\n", " "), file=sys.stderr)
-        return 2
+        return _forum_error(exc)
     if args.table:
         from .forum.table import print_table
 
         print_table(result)
         return 0
     json.dump(result, sys.stdout, ensure_ascii=False, indent=None if args.compact else 2)
+    sys.stdout.write("\n")
+    return 0
+
+
+def _forum_post(args: argparse.Namespace) -> int:
+    from .forum.discuz import ForumError
+    from .forum.remote import ForumSession
+
+    try:
+        if not args.thread_url.startswith(("http://", "https://")):
+            raise ForumError(f"THREAD_URL 应是 http(s):// 帖子地址：{args.thread_url}")
+        if args.file is not None:
+            try:
+                text = Path(args.file).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise ForumError(f"{args.file}：无法读取（{exc}）") from None
+        else:
+            text = args.text
+        password = _forum_password(args.login)
+        with ForumSession.command_line() as session:
+            session.login(args.thread_url, args.login, password)
+            reply = session.reply(args.thread_url, text)
+    except ForumError as exc:
+        return _forum_error(exc)
+    json.dump(reply.to_json(), sys.stdout, ensure_ascii=False)
     sys.stdout.write("\n")
     return 0
 
@@ -422,7 +483,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--progress", dest="progress", action="store_true", default=None, help="显示进度条")
     s.add_argument("--no-progress", dest="progress", action="store_false")
     s.set_defaults(func=_simulate)
-    fo = sub.add_parser("forum", help="the forum bridge: count a Discuz! thread's day (论坛计票)")
+    fo = sub.add_parser(
+        "forum", help="the forum bridge: count a Discuz! thread's day, post as the director (论坛计票、发帖)"
+    )
     fsub = fo.add_subparsers(dest="forum_command", required=True)
     fc = fsub.add_parser("count", help="count one day of a Discuz! thread by the rules; JSON (or --table)")
     fc.add_argument("game", metavar="GAME", help="场景文件，或导演服务导出的对局 JSON")
@@ -436,7 +499,22 @@ def build_parser() -> argparse.ArgumentParser:
     fc.add_argument("--accelerated", action="store_true", help="当日执行加速（不可改票，不判潜水）")
     fc.add_argument("--table", action="store_true", help="在终端中以表格显示（楼层、作者、判定、原因）")
     fc.add_argument("--compact", action="store_true", help="one-line JSON")
+    fc.add_argument(
+        "--login",
+        metavar="NAME",
+        default=None,
+        help="以论坛账号 NAME（导演）登录后读取帖子地址；密码取自 BANSHE_FORUM_PASSWORD 或在终端输入",
+    )
     fc.set_defaults(func=_forum_count)
+    fp = fsub.add_parser("post", help="reply in a Discuz! thread as the director (论坛发帖); JSON {url, pid, floor}")
+    fp.add_argument("thread_url", metavar="THREAD_URL", help="帖子地址 http(s)://…")
+    fp.add_argument(
+        "--login", metavar="NAME", required=True, help="发帖的论坛账号；密码取自 BANSHE_FORUM_PASSWORD 或在终端输入"
+    )
+    body = fp.add_mutually_exclusive_group(required=True)
+    body.add_argument("--text", default=None, help="回复内容（BBCode）")
+    body.add_argument("--file", default=None, help="从 UTF-8 文件读取回复内容（BBCode）")
+    fp.set_defaults(func=_forum_post)
     r = sub.add_parser("rulesets", help="list the rulesets and their options")
     r.set_defaults(func=_rulesets)
     sv = sub.add_parser("serve", help="run the director service (web) on SQLite or BANSHE_DATABASE_URL")

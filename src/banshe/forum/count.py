@@ -240,6 +240,7 @@ class Verdict:
                 for q in self.post.quotes
             ],
             "body": self.post.body,
+            "banned": self.post.banned,
         }
 
 
@@ -331,6 +332,7 @@ def count(game: Game, thread: Thread, options: Options) -> dict[str, Any]:
         if span is None:
             raise CountError(f"帖子中找不到导演（{director}）开启{day.label}的公示帖")
     start, end = span
+    _check_readable(posts, start, end)
     close = options.close
     seats = set(state.order)
     alive = [n for n in state.order if state.is_alive(n)]
@@ -347,6 +349,7 @@ def count(game: Game, thread: Thread, options: Options) -> dict[str, Any]:
         if key != director_key and key in seat_of:
             post.author = seat_of[key]  # the seat's name as GAME writes it (full-width letters and all)
         author = post.author
+        assert post.time is not None  # _check_readable
         late = close is not None and post.time > close
         if key == director_key:
             verdicts.append(Verdict(post, "director", counted=not late))
@@ -361,6 +364,8 @@ def count(game: Game, thread: Thread, options: Options) -> dict[str, Any]:
         v.flags.extend(_font_flags(rs, post))
         if not late and author in counts:
             counts[author] += 1
+        if post.banned is not None:
+            continue  # 屏蔽: still a post of the day (floor, author, time, counts, 诈尸), never a vote
         _judge_vote(v, state, rs, day, close, accepted_vote, changed, inputs, options.accelerated, floors)
     flags = _player_flags(verdicts)
     if rs.id in LURK_RULESETS and not options.accelerated:
@@ -379,6 +384,25 @@ def count(game: Game, thread: Thread, options: Options) -> dict[str, Any]:
     }
 
 
+def _check_readable(posts: list[Post], start: int, end: int) -> None:
+    """Refuse a count the pages cannot support: replies hidden from the reader (回帖仅作者可见,
+    anywhere in the thread), or a counted post with no absolute time (the phone version shows
+    only relative times for a week)."""
+    hidden = [p for p in posts if p.hidden is not None]
+    if hidden:
+        floors = "、".join(f"{p.floor}楼" for p in hidden[:5]) + ("等" if len(hidden) > 5 else "")
+        raise CountError(
+            f"帖子的回复对读者隐藏（论坛的提示：“{hidden[0].hidden}”，{floors}）："
+            "请以导演的论坛账号登录后读取（--login），或保存导演看到的页面"
+        )
+    for post in posts[start:end]:
+        if post.time is None:
+            raise CountError(
+                f"{post.floor}楼（{post.author}）只显示相对时间“{post.shown_time}”，没有完整的发表时间"
+                "（手机版一周内的帖子）：请改用电脑版页面"
+            )
+
+
 def _judge_vote(
     v: Verdict,
     state: GameState,
@@ -392,6 +416,7 @@ def _judge_vote(
     floors: dict[int, int],
 ) -> None:
     post, author = v.post, v.post.author
+    assert post.time is not None
     try:
         vote = parse_post_vote(post.body)
     except VoteFormatError as exc:

@@ -1,27 +1,37 @@
 """Read Discuz! X thread pages (saved "save page as" HTML, or fetched) into posts.
 
 The markup follows Discuz!'s own templates (template/default/forum/viewthread_node.htm and
-viewthread_node_body.htm, the discuzcode rendering of [quote], [color], [size], [font]):
+viewthread_node_body.htm, the discuzcode rendering of [quote], [color], [size], [font]) as a real
+Discuz! X3.5 renders them (../shared/discuz):
 
 - each post is `div#post_PID` holding `table#pidPID`; its floor is the `a#postnumPID` label
-  (`<em>7</em><sup>#</sup>`, or 楼主/沙发/板凳/地板), its author the `div.authi` link, its time
-  `em#authorpostonPID` (recent posts show `N 小时前` / `昨天 HH:MM`, the full date in the span's
-  title);
+  (`<em>7</em><sup>#</sup>`, or 楼主/沙发/板凳/地板). Page 1 repeats a 置顶回复 (label `顶 来自 12#`)
+  and each 热门回复 (label `推荐`, no number) after floor 1: a post is taken once (by pid), at the
+  floor its own label gives; a copy without a number never decides a floor or the order;
+- its author is the `div.authi` link, its time `em#authorpostonPID` (recent posts show
+  `N 小时前` / `昨天 HH:MM`, the full date with seconds in the span's title);
 - the body is `td#postmessage_PID.t_f`; inside it `i.pstatus` is the edit notice
   (本帖最后由 … 于 … 编辑), `div.quote blockquote` a reply quote whose header links to the quoted
-  post (`forum.php?mod=redirect&goto=findpost&pid=…`, Discuz! 7 `redirect.php?goto=findpost`),
+  post (`forum.php?mod=redirect&goto=findpost&pid=…`, Discuz! 7 `redirect.php?goto=findpost`; the
+  phone version's header has no link: `作者 发表于 YYYY-M-D HH:MM` in grey),
   `<strong>回复 <a …findpost…>N#</a> <i>作者</i></strong>` the reply header, and `div.a_pr` an ad;
-- 点评 (`div.cm`, `div.pstl`), rates and signatures (`div.sign`) sit outside the body.
+- `div.locked` where the body would be: 屏蔽 by a moderator ("该帖被管理员或版主屏蔽", the post
+  stays with its floor, author and time) or a reply hidden from this reader ("此帖仅作者可见");
+- 点评 (`div.cm`, `div.pstl`), rates and signatures (`div.sign`) sit outside the body;
+- the phone (touch) version: `div.plc#pidPID`, `li.mtit` (floor, author), `li.mtime` (a relative
+  time only, for a week), `div.message`.
 
-A page is read in the encoding it declares (meta charset; GBK/GB2312 as GB18030). A page with
-no Discuz! post on it is refused with a Chinese ForumError.
+A page is read in the encoding it declares (meta charset; GBK/GB2312 as GB18030) unless its bytes
+say otherwise (a UTF-8 page labelled GBK is read as UTF-8). A Discuz! message page (`div#messagetext`:
+no permission, a login wall, no such thread) is refused with Discuz!'s own message; any other
+page with no post on it with a Chinese ForumError.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -29,8 +39,6 @@ from urllib.parse import parse_qs, urljoin, urlparse
 
 from lxml import html as lxml_html
 from lxml.etree import ParserError, _Element
-
-MAX_PAGES = 500
 
 _FLOOR_NAMES = {"楼主": 1, "沙发": 2, "板凳": 3, "地板": 4}
 _DATE = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})\s+(\d{1,2}):(\d{2})(?::(\d{2}))?")
@@ -46,12 +54,19 @@ class ForumError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class QuoteRef:
-    """A post this one replies to: Discuz!'s quote block or its `回复 N#` header."""
+    """A post this one replies to: Discuz!'s quote block or its `回复 N#` header. A quote without a
+    link (the phone version) names only its author and minute (`time`); `Thread` resolves it."""
 
     kind: str  # "quote" or "reply"
     pid: int | None
     floor: int | None
     author: str | None
+    time: datetime | None = None
+
+
+# what a page shows where a post's body would be (div.locked; div.quote on the phone version)
+BANNED = "屏蔽"  # a moderator hid it (or its author was banned): the post stays, it is never a vote
+HIDDEN = "仅作者可见"  # a reply the thread hides from this reader (回帖仅作者可见)
 
 
 @dataclass(slots=True)
@@ -59,7 +74,7 @@ class Post:
     pid: int
     floor: int
     author: str
-    time: datetime
+    time: datetime | None  # None: the page shows only a relative time (the phone version)
     body: str
     edited: bool = False
     edit_note: str | None = None
@@ -69,10 +84,15 @@ class Post:
     faces: list[str] = field(default_factory=list)
     tid: int | None = None
     source: str = ""
+    floor_known: bool = True  # False: a 推荐 copy, its floor label carries no number
+    copy: bool = False  # a copy page 1 repeats (置顶回复 / 推荐), not the post's own place
+    banned: str | None = None  # 屏蔽: the notice (a moderator reading it still sees the body)
+    hidden: str | None = None  # a reply hidden from this reader: the notice (此帖仅作者可见), no body
+    shown_time: str = ""  # the time as the page shows it
 
     @property
     def time_text(self) -> str:
-        return self.time.strftime("%Y-%m-%d %H:%M")
+        return self.time.strftime("%Y-%m-%d %H:%M") if self.time is not None else self.shown_time
 
 
 @dataclass(slots=True)
@@ -90,17 +110,28 @@ class Thread:
 
     @property
     def posts(self) -> list[Post]:
-        """Every post once, thread by thread in the order given, by floor."""
-        seen: set[int] = set()
+        """Every post once (by pid), thread by thread in the order given, by floor.
+
+        Page 1 repeats a 置顶回复 (`顶 来自 N#`) and each 推荐 reply after floor 1; the post's own
+        copy (its page, its floor label) is the one taken. A 推荐 copy is the only copy when its
+        own page is page 1: its floor is then the one missing between the posts before and after
+        it by pid (Discuz! numbers floors in posting order)."""
+        chosen: dict[int, Post] = {}
         threads: dict[int | None, int] = {}
-        out: list[Post] = []
+        last_page: set[int | None] = set()
         for page in self.pages:
             threads.setdefault(page.tid, len(threads))
+            if page.next_url is None:
+                last_page.add(page.tid)
             for post in page.posts:
-                if post.pid not in seen:  # a stuck reply (置顶回复) also shows at the top of a page
-                    seen.add(post.pid)
-                    out.append(post)
-        out.sort(key=lambda p: (threads.get(p.tid, 0), p.floor))
+                have = chosen.get(post.pid)
+                if have is None or _better(post, have):
+                    chosen[post.pid] = post
+        out = list(chosen.values())
+        for tid in threads:
+            _place_unnumbered([p for p in out if p.tid == tid], tid in last_page)
+        _resolve_plain_quotes(out)
+        out.sort(key=lambda p: (threads.get(p.tid, 0), p.floor, p.pid))
         return out
 
     @property
@@ -112,6 +143,66 @@ class Thread:
             if post.pid == pid:
                 return post.floor
         return None
+
+
+def _better(new: Post, have: Post) -> bool:
+    """The copy to keep of a post shown twice: its own place over a copy, a numbered label first."""
+    return (new.floor_known, not new.copy) > (have.floor_known, not have.copy)
+
+
+def _place_unnumbered(posts: list[Post], complete: bool) -> None:
+    """Give each 推荐 copy with no numbered copy the floor its pid leaves free (never renumbering)."""
+    if all(p.floor_known for p in posts):
+        return
+    by_pid = sorted(posts, key=lambda p: p.pid)
+    i = 0
+    while i < len(by_pid):
+        if by_pid[i].floor_known:
+            i += 1
+            continue
+        j = i
+        while j < len(by_pid) and not by_pid[j].floor_known:
+            j += 1
+        before = by_pid[i - 1].floor if i > 0 else 0
+        if j < len(by_pid):
+            after = by_pid[j].floor
+        elif complete:
+            after = before + (j - i) + 1
+        else:
+            pid = by_pid[i].pid
+            raise ForumError(f"推荐帖（pid {pid}）的楼层在给出的页面中找不到：请给出帖子的全部页面")
+        if after - before - 1 < j - i:  # (a deleted post may leave a wider gap: the order still holds)
+            pid = by_pid[i].pid
+            raise ForumError(f"推荐帖（pid {pid}）的楼层无法确定（{before}楼与{after}楼之间没有空位）")
+        for k in range(i, j):
+            by_pid[k].floor = before + (k - i) + 1
+            by_pid[k].floor_known = True
+        i = j
+
+
+def _resolve_plain_quotes(posts: list[Post]) -> None:
+    """A quote with no link (the phone version's `作者 发表于 YYYY-M-D HH:MM`) replies to the post
+    that author posted in that minute, when exactly one post of the thread matches."""
+    for post in posts:
+        for n, q in enumerate(post.quotes):
+            if q.pid is not None or q.floor is not None or q.author is None or q.time is None:
+                continue
+            want = _name_key(q.author)
+            found = [
+                p
+                for p in posts
+                if p.tid == post.tid
+                and p.pid != post.pid
+                and p.time is not None
+                and _name_key(p.author) == want
+                and p.time.replace(second=0) == q.time
+            ]
+            if len(found) == 1:
+                post.quotes[n] = QuoteRef(q.kind, found[0].pid, None, q.author, q.time)
+
+
+def _name_key(name: str) -> str:
+    return unicodedata.normalize("NFKC", name).strip()
 
 
 # -- decoding ---------------------------------------------------------------------------------
@@ -127,26 +218,43 @@ def _codec(name: str) -> str | None:
 
 
 def decode_page(data: bytes, declared: str | None = None) -> str:
-    """The page's text in the encoding it declares (HTTP header, then meta), else UTF-8 or GB18030."""
+    """The page's text in the encoding it declares (HTTP header, then meta), else UTF-8 or GB18030.
+
+    A page labelled GBK whose bytes are valid UTF-8 with multi-byte characters is UTF-8 (a
+    GBK page's Chinese text is never valid UTF-8, while UTF-8 bytes decode as GB18030 into
+    mojibake without an error); a page labelled UTF-8 that is not is tried as GB18030."""
+    return decode_with(data, declared)[0]
+
+
+def decode_with(data: bytes, declared: str | None = None) -> tuple[str, str]:
+    """(text, codec) of a page (`decode_page`); the codec is the one its forms are sent back in."""
     if data.startswith(b"\xef\xbb\xbf"):
-        return data[3:].decode("utf-8", "replace")
+        return data[3:].decode("utf-8", "replace"), "utf-8"
     names = [declared] if declared else []
     m = _CHARSET.search(data[:4096])
     if m:
         names.append(m.group(1).decode("ascii", "replace"))
-    for name in names:
-        codec = _codec(name) if name else None
-        if codec:
-            try:
-                return data.decode(codec)
-            except UnicodeDecodeError:
-                return data.decode(codec, "replace")
-    for codec in ("utf-8", "gb18030"):
+    codecs = [c for c in (_codec(n) for n in names if n) if c]
+    if codecs and codecs[0] != "utf-8" and _is_utf8_text(data):
+        return data.decode("utf-8"), "utf-8"
+    for codec in codecs[:1] + ["utf-8", "gb18030"]:
         try:
-            return data.decode(codec)
+            return data.decode(codec), codec
         except UnicodeDecodeError:
             continue
-    return data.decode("utf-8", "replace")
+    codec = codecs[0] if codecs else "utf-8"
+    return data.decode(codec, "replace"), codec
+
+
+def _is_utf8_text(data: bytes) -> bool:
+    """Valid UTF-8 holding at least one multi-byte character."""
+    if data.isascii():
+        return False
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 # -- text helpers ---------------------------------------------------------------------------
@@ -226,28 +334,49 @@ def _findpost_pid(href: str) -> int | None:
 
 
 def _parse_date(text: str) -> datetime | None:
+    """The first `YYYY-M-D HH:MM[:SS]` in a text (seconds count where the page gives them)."""
     m = _DATE.search(text)
     if not m:
         return None
     y, mo, d, h, mi = (int(m.group(i)) for i in range(1, 6))
+    sec = int(m.group(6)) if m.group(6) else 0
     try:
-        return datetime(y, mo, d, h, mi)
+        return datetime(y, mo, d, h, mi, sec)
     except ValueError:
         return None
 
 
+def discuz_message(root: _Element) -> str | None:
+    """The text of a Discuz! message page (`div#messagetext`: no permission, a login wall, no such
+    thread, a refused login or post), or None."""
+    for div in root.iter("div"):
+        if div.get("id") == "messagetext":
+            texts = [_name(_all_text(p)) for p in div.iter("p") if not _classes(p) & {"alert_btnleft"}]
+            text = " ".join(t for t in texts if t) or _name(_all_text(div))  # Discuz!'s words as written
+            return re.sub(r"\s+", " ", text).strip() or None
+    return None
+
+
 # -- one post -------------------------------------------------------------------------------
-def _floor(container: _Element, pid: int) -> int | None:
+def _floor_label(label: str) -> tuple[int | None, bool]:
+    """(floor, copy) of a floor label: `7#`, 楼主/沙发/板凳/地板, `顶 来自 12#` (a 置顶回复's copy),
+    `推荐` (a 热门回复's copy, no floor)."""
+    label = _clean(label)
+    copy = "来自" in label or "推荐" in label
+    if "来自" in label:
+        label = label.split("来自", 1)[1]
+    for name, n in _FLOOR_NAMES.items():
+        if name in label:
+            return n, copy
+    digits = re.findall(r"\d+", label)
+    return (int(digits[-1]) if digits else None), copy
+
+
+def _floor(container: _Element, pid: int) -> tuple[int | None, bool]:
     for a in container.iter("a"):
         if a.get("id") == f"postnum{pid}":
-            label = _clean(_all_text(a))
-            label = label.replace("来自", " ")  # a stuck reply: 置顶 来自 N#
-            for name, n in _FLOOR_NAMES.items():
-                if name in label:
-                    return n
-            digits = re.findall(r"\d+", label)
-            return int(digits[-1]) if digits else None
-    return None
+            return _floor_label(_all_text(a))
+    return None, False
 
 
 def _author(container: _Element, pid: int) -> str | None:
@@ -288,16 +417,17 @@ def _plain_author(container: _Element, pid: int) -> str | None:
     return None
 
 
-def _post_time(container: _Element, pid: int) -> datetime | None:
+def _post_time(container: _Element, pid: int) -> tuple[datetime | None, str]:
+    """(the full time, the text shown): recent posts show `N 小时前` with the date in a title."""
     for em in container.iter("em", "span"):
         if em.get("id") == f"authorposton{pid}":
+            shown = _clean(_all_text(em)).removeprefix("发表于").strip()
             for span in em.iter("span"):
-                title = span.get("title") or ""
-                when = _parse_date(title)
+                when = _parse_date(span.get("title") or "")
                 if when:
-                    return when
-            return _parse_date(_clean(_all_text(em)))
-    return None
+                    return when, shown
+            return _parse_date(shown), shown
+    return None, ""
 
 
 def _quote_ref(block: _Element) -> QuoteRef:
@@ -308,16 +438,17 @@ def _quote_ref(block: _Element) -> QuoteRef:
             break
     header = ""
     for font in block.iter("font"):
-        if (font.get("size") or "") == "2":
-            header = _clean(_all_text(font))
+        if (font.get("size") or "") == "2" or (font.get("color") or "").lower() == "#999999":
+            header = _clean(_all_text(font))  # the phone version: the grey header with no link
             break
     if not header:
-        header = _clean(_all_text(block)).split("\n")[0]
+        header = _clean(_text_of(block)).split("\n")[0]
     author = None
     m = re.match(r"\s*原帖由\s*(.+?)\s*于\s*\d{4}-", header) or re.match(r"\s*(.+?)\s*发表于\s*\d{4}-", header)
     if m:
         author = m.group(1).strip()
-    return QuoteRef("quote", pid, None, author)
+    when = _parse_date(header) if author else None
+    return QuoteRef("quote", pid, None, author, when.replace(second=0) if when else None)
 
 
 def _reply_header(strong: _Element) -> QuoteRef | None:
@@ -408,55 +539,99 @@ def _inside_quote(el: _Element) -> bool:
     return False
 
 
-def _read_post(container: _Element, pid: int, source: str, tid: int | None) -> Post | None:
+def _notices(container: _Element, body: _Element | None, tag_class: tuple[str, str]) -> tuple[str | None, str | None]:
+    """(屏蔽 notice, hidden-reply notice) shown where the body is, outside the body itself
+    (a [hide] block inside a body is also a div.locked, and is the post's own text)."""
+    banned = hidden = None
+    tag, cls = tag_class
+    for el in container.iter(tag):
+        if cls not in _classes(el) or (body is not None and _is_within(el, body)):
+            continue
+        if el.find(".//blockquote") is not None:
+            continue
+        text = _clean(_all_text(el))
+        if BANNED in text and banned is None:
+            banned = text.removeprefix("提示:").strip()
+        elif HIDDEN in text and hidden is None:
+            hidden = text
+    return banned, hidden
+
+
+def _is_within(el: _Element, ancestor: _Element) -> bool:
+    node: _Element | None = el
+    while node is not None:
+        if node is ancestor:
+            return True
+        node = node.getparent()
+    return False
+
+
+def _read_post(container: _Element, pid: int, source: str, tid: int | None) -> Post:
     td = None
     for el in container.iter("td", "div"):
         if el.get("id") == f"postmessage_{pid}":
             td = el
             break
-    if td is None:
-        return None  # a deleted post (帖子已删除) or one hidden from this viewer
-    floor = _floor(container, pid)
+    banned, hidden = _notices(container, td, ("div", "locked"))
+    floor, copy = _floor(container, pid)
     author = _author(container, pid)
-    when = _post_time(container, pid)
+    when, shown = _post_time(container, pid)
     if author is None:
         author = _plain_author(container, pid)
     if author is None:
         raise ForumError(f"{source}：帖子 {pid} 找不到作者（div.authi）")
-    if when is None:
+    if when is None and not shown:
         raise ForumError(f"{source}：帖子 {pid}（{author}）的发表时间无法识别")
     post = Post(pid=pid, floor=floor or 0, author=author, time=when, body="", tid=tid, source=source)
-    _read_body(td, post)
+    post.floor_known, post.copy, post.shown_time, post.banned = floor is not None, copy, shown, banned
+    if td is not None:
+        _read_body(td, post)
+    elif hidden is not None:
+        post.hidden = hidden
+    elif banned is None:
+        post.banned = "正文不在页面上"  # nothing dropped silently: the post stays, never a vote
     return post
 
 
 def _read_touch_post(container: _Element, pid: int, source: str, tid: int | None) -> Post | None:
-    """template/default/touch/forum/viewthread.htm: li.mtit (floor in span.y, author in span.z), li.mtime."""
+    """template/default/touch/forum/viewthread.htm: li.mtit (floor in span.y, author in span.z),
+    li.mtime (a relative time for a week: `3&nbsp;天前`, then the full date), div.message."""
     body = next((d for d in container.iter("div") if "message" in _classes(d)), None)
     if body is None:
         return None
     floor: int | None = None
+    copy = False
     author: str | None = None
     when: datetime | None = None
+    shown = ""
     for li in container.iter("li"):
         cls = _classes(li)
         if "mtit" in cls:
             for span in li.iter("span"):
-                text = _clean(_all_text(span))
+                text = _all_text(span)
                 if "y" in _classes(span):
-                    named = [n for name, n in _FLOOR_NAMES.items() if name in text]
-                    digits = re.findall(r"\d+", text)
-                    floor = named[0] if named else (int(digits[-1]) if digits else None)
-                elif "z" in _classes(span) and text:
-                    author = _name(_all_text(span))
+                    floor, copy = _floor_label(text)
+                elif "z" in _classes(span) and text.strip():
+                    author = _name(text)
         elif "mtime" in cls:
             for span in li.iter("span"):
                 when = when or _parse_date(span.get("title") or "")
-            when = when or _parse_date(_clean(_all_text(li)))
-    if author is None or when is None:
+            own = "".join([li.text or ""] + [(c.tail or "") for c in li] + [_all_text(c) for c in li if c.get("title")])
+            shown = _clean(own)
+            when = when or _parse_date(shown)
+    if author is None or (when is None and not shown):
         raise ForumError(f"{source}：帖子 {pid} 的作者或发表时间无法识别")
+    notices = [d for d in body if isinstance(d.tag, str) and d.tag == "div" and "quote" in _classes(d)]
+    banned, hidden = _notices(body, None, ("div", "quote")) if notices else (None, None)
     post = Post(pid=pid, floor=floor or 0, author=author, time=when, body="", tid=tid, source=source)
+    post.floor_known, post.copy, post.shown_time, post.banned = floor is not None, copy, shown, banned
+    for d in notices:
+        text = _clean(_all_text(d))
+        if d.find(".//blockquote") is None and (BANNED in text or HIDDEN in text):
+            _drop(d)
     _read_body(body, post)
+    if hidden is not None and not post.body:
+        post.hidden = hidden
     return post
 
 
@@ -479,9 +654,7 @@ def parse_page(text: str, source: str = "<page>", base_url: str | None = None) -
         m = re.fullmatch(r"post_(\d+)", div.get("id") or "")
         if not m:
             continue
-        post = _read_post(div, int(m.group(1)), source, tid)
-        if post is not None:
-            posts.append(post)
+        posts.append(_read_post(div, int(m.group(1)), source, tid))
     if not posts:  # the mobile (touch) view: div.plc#pidPID, ul.authi, div.message
         for div in root.iter("div"):
             m = re.fullmatch(r"pid(\d+)", div.get("id") or "")
@@ -490,12 +663,10 @@ def parse_page(text: str, source: str = "<page>", base_url: str | None = None) -
                 if post is not None:
                     posts.append(post)
     if not posts:
+        message = discuz_message(root)
+        if message:
+            raise ForumError(f"{source}：论坛的提示：{message}")
         raise ForumError(f"{source}：不是 Discuz! 帖子页面（找不到任何楼层 div#post_…）")
-    previous = 0
-    for post in posts:
-        if post.floor <= 0:
-            post.floor = previous + 1  # an unreadable floor label follows the one before it
-        previous = post.floor
     return Page(source, subject, tid, posts, _next_url(root, base_url))
 
 
@@ -553,8 +724,10 @@ def _page_number(name: str) -> int:
     return int(digits[-1]) if digits else 0
 
 
-def read_thread(sources: Sequence[str], timeout: float = 30.0) -> Thread:
-    """Pages from files, folders (their .html files by page number) or http(s):// addresses."""
+def read_thread(sources: Sequence[str], fetch: Callable[[str], list[Page]] | None = None) -> Thread:
+    """Pages from files, folders (their .html files by page number) or http(s):// addresses
+    (read by `fetch`, e.g. a logged-in `remote.ForumSession.read_thread`; by default as a guest
+    with the command line's limits)."""
     pages: list[Page] = []
     files: list[str] = []
 
@@ -570,7 +743,13 @@ def read_thread(sources: Sequence[str], timeout: float = 30.0) -> Thread:
     for raw in sources:
         if raw.startswith(("http://", "https://")):
             flush()
-            pages.extend(fetch_thread(raw, timeout))
+            if fetch is None:
+                from .remote import ForumSession
+
+                with ForumSession.command_line() as guest:
+                    pages.extend(guest.read_thread(raw))
+            else:
+                pages.extend(fetch(raw))
         else:
             files.append(raw)
     flush()
@@ -579,26 +758,15 @@ def read_thread(sources: Sequence[str], timeout: float = 30.0) -> Thread:
     return Thread(pages)
 
 
-def fetch_thread(url: str, timeout: float = 30.0) -> Iterable[Page]:
-    """A thread from its address, following its 下一页 links."""
-    import httpx
-
-    out: list[Page] = []
-    seen: set[str] = set()
-    next_url: str | None = url
-    with httpx.Client(timeout=timeout, follow_redirects=True, headers={"User-Agent": "banshe forum count"}) as client:
-        while next_url and next_url not in seen and len(out) < MAX_PAGES:
-            seen.add(next_url)
-            try:
-                response = client.get(next_url)
-            except httpx.HTTPError as exc:
-                raise ForumError(f"{next_url}：无法打开（{exc.__class__.__name__}）") from None
-            if response.status_code != 200:
-                raise ForumError(f"{next_url}：服务器返回 {response.status_code}")
-            page = parse_page(decode_page(response.content, response.charset_encoding), next_url, str(response.url))
-            out.append(page)
-            next_url = page.next_url
-    return out
-
-
-__all__ = ["ForumError", "Page", "Post", "QuoteRef", "Thread", "decode_page", "parse_page", "read_thread"]
+__all__ = [
+    "ForumError",
+    "Page",
+    "Post",
+    "QuoteRef",
+    "Thread",
+    "decode_page",
+    "decode_with",
+    "discuz_message",
+    "parse_page",
+    "read_thread",
+]

@@ -29,6 +29,8 @@ def build_table(result: dict[str, Any]) -> Table:
         notes += [f"【{f['rule']}】{f['detail']}" for f in post["flags"]]
         if post["edited"]:
             notes.append("（已编辑）")
+        if post.get("banned"):
+            notes.append(f"（已屏蔽：{post['banned']}）")
         table.add_row(
             f"{post['floor']}#",
             post["author"],
@@ -53,5 +55,6 @@ def print_table(result: dict[str, Any], console: Console | None = None) -> None:
     sheriff = [s for s in tr["sheriff"] if s["phase"] == result["day"]]
     result_text = "、".join(f"{o['player']}出局（{o['cause']}）" for o in outs) or "无人出局"
     if sheriff:
-        result_text += "；警长：" + "、".join(str(s["player"]) for s in sheriff)
+        # a SHERIFF event with no player: the badge was torn (警徽撕毁), there is no sheriff
+        result_text += "；警长：" + "、".join(s["player"] or "无（警徽撕毁）" for s in sheriff)
     out.print(f"有效票 {len(result['inputs'])} 张；结果：{result_text}")
