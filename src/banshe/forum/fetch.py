@@ -32,7 +32,7 @@ import httpx
 
 from .discuz import ForumError
 
-FETCH_FAILED = "无法读取论坛地址（地址不存在、不是公网地址、无法连接、超时或页面过大）"
+FETCH_FAILED = "无法读取论坛地址：地址不存在、无法连接、超时、页面过大，或不是公网地址（内网的论坛请上传保存的页面）"
 USER_AGENT = "Mozilla/5.0 (compatible; banshe forum bridge)"
 
 

@@ -33,7 +33,9 @@ from . import live as pushing
 from . import schedule as sched
 from .config import DEFAULT_DATABASE_URL, Settings
 from .db import live_url, make_engine, migrate, session_factory
+from .forum_desk import ForumPoller
 from .forum_desk import install as install_forum_desk
+from .forum_desk import poll_interval as forum_poll_interval
 from .games import GameService, ServiceError
 from .routers import director, live, login, player
 from .web import CsrfFailed, NeedLogin, Web
@@ -83,6 +85,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
     with sessions() as s:
         secret = auth.secret_key(s)
     scheduler = Scheduler(service, settings.scheduler_interval) if settings.start_scheduler else None
+    poller: ForumPoller | None = None  # re-reads forum games' threads (with the scheduler)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -91,7 +94,11 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
             listener.start()
         if scheduler is not None:
             scheduler.start()
+        if poller is not None:
+            poller.start()
         yield
+        if poller is not None:
+            poller.stop()
         if scheduler is not None:
             scheduler.stop()
         if listener is not None:
@@ -155,7 +162,9 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
 
     app.include_router(login.router)
     app.include_router(director.router)
-    install_forum_desk(app, service, web.render, web.director_of, web.director_form, web.owned)  # issue 14: 论坛计票
+    desk = install_forum_desk(app, web)  # issues 14 and 23: 论坛计票, games played on a forum
+    if scheduler is not None:
+        poller = ForumPoller(desk, forum_poll_interval())
     app.include_router(live.router)
     app.include_router(player.router)
     return app

@@ -14,6 +14,7 @@ from ..engine.core import next_close
 from ..engine.model import DAY, NIGHT, START, GameState
 from . import schedule as sched
 from .errors import Conflict, ServiceError
+from .forum_models import hold_day_close
 from .models import Deadline, Game, PlayerRequest
 from .notices import notice
 from .store import Store
@@ -134,6 +135,8 @@ class Deadlines(Store):
             if self._wanted(game, state, row.due_at) is None:
                 row.cancelled = True
                 return
+            if hold_day_close(s, game, state, row.skill, row.due_at):
+                return  # a forum game's day waits for the thread's count (forum_desk.py)
             skills = [row.skill] + ([CLOSE_PHASE] if row.skill == CLOSE_STAGE else [])
             for skill in skills:
                 try:

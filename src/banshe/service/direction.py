@@ -14,6 +14,7 @@ from ..engine.model import GameState
 from . import pgsync
 from . import schedule as sched
 from .errors import NotFound, ServiceError
+from .forum_models import forum_day_counts
 from .models import Announcement, DayRecord, Deadline, Game, LurkFlag, Post, Seat
 from .notices import notice
 from .store import Store
@@ -27,18 +28,36 @@ class Direction(Store):
         if s.scalar(select(DayRecord).where(DayRecord.game_id == game.id, DayRecord.phase == label)) is not None:
             return
         counts = {n: 0 for n in state.order}
-        for author, n in s.execute(
-            select(Post.author, func.count(Post.id))
-            .where(Post.game_id == game.id, Post.phase == label, Post.by_director.is_(False))
-            .group_by(Post.author)
-        ):
-            counts[author] = int(n)
+        forum = forum_day_counts(s, game.id, label)  # a game played on a forum thread: its count
+        if forum is not None:
+            counts.update({n: c for n, c in forum[0].items() if n in counts})
+        else:
+            for author, n in s.execute(
+                select(Post.author, func.count(Post.id))
+                .where(Post.game_id == game.id, Post.phase == label, Post.by_director.is_(False))
+                .group_by(Post.author)
+            ):
+                counts[author] = int(n)
         s.add(DayRecord(game_id=game.id, phase=label, accelerated=state.accelerated, counts=counts, created_at=anchor))
         s.flush()
         rs = self.ruleset(game)
         policy = sched.policy_for(rs)
         if state.accelerated:
             return  # 执行加速时，发言不足或未投票者将不被判罚
+        if forum is not None:  # the thread's 潜水 cases (never 0 posts in banshe's own, empty thread)
+            for name, reason in forum[1]:
+                s.add(
+                    LurkFlag(
+                        game_id=game.id,
+                        phase=label,
+                        player=name,
+                        reason=reason[:200],
+                        card=policy.lurk_card,
+                        status="pending",
+                        created_at=anchor,
+                    )
+                )
+            return
         recent = s.scalars(
             select(DayRecord)
             .where(DayRecord.game_id == game.id)
