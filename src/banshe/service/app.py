@@ -163,6 +163,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
     app.include_router(login.router)
     app.include_router(director.router)
     desk = install_forum_desk(app, web)  # issues 14 and 23: 论坛计票, games played on a forum
+    app.state.forum_desk = desk
     if scheduler is not None:
         poller = ForumPoller(desk, forum_poll_interval())
     app.include_router(live.router)
