@@ -75,7 +75,14 @@ class _Refused(httpcore.ConnectError):
     """A host that resolves to no address, or to an address the policy refuses."""
 
 
-def resolve_checked(host: str, port: int, allow_private: bool) -> str:
+Policy = typing.Callable[[str], bool]  # may this address be connected to?
+
+
+def policy_of(allow_private: bool) -> Policy:
+    return (lambda _address: True) if allow_private else is_public
+
+
+def resolve_checked(host: str, port: int, allowed: Policy) -> str:
     """The one address to connect to: every address `host` resolves to must be allowed."""
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
@@ -84,18 +91,17 @@ def resolve_checked(host: str, port: int, allow_private: bool) -> str:
     addresses = [str(info[4][0]) for info in infos]
     if not addresses:
         raise _Refused(f"主机名没有地址：{host}")
-    if not allow_private:
-        refused = [a for a in addresses if not is_public(a)]
-        if refused:
-            raise _Refused(f"不是公网地址：{host} → {refused[0]}")
+    refused = [a for a in addresses if not allowed(a)]
+    if refused:
+        raise _Refused(f"不是公网地址：{host} → {refused[0]}")
     return addresses[0]
 
 
 class CheckedBackend(httpcore.SyncBackend):
     """httpcore's socket backend, connecting only to the address `resolve_checked` approved."""
 
-    def __init__(self, allow_private: bool) -> None:
-        self.allow_private = allow_private
+    def __init__(self, allowed: Policy) -> None:
+        self.allowed = allowed
 
     def connect_tcp(
         self,
@@ -106,7 +112,7 @@ class CheckedBackend(httpcore.SyncBackend):
         socket_options: Iterable[tuple[int, int, int] | tuple[int, int, bytes | bytearray] | tuple[int, int, None, int]]
         | None = None,
     ) -> httpcore.NetworkStream:
-        address = resolve_checked(host, port, self.allow_private)
+        address = resolve_checked(host, port, self.allowed)
         return super().connect_tcp(address, port, timeout, local_address, socket_options)
 
     def connect_unix_socket(
@@ -122,7 +128,7 @@ class CheckedBackend(httpcore.SyncBackend):
 class _CheckedTransport(httpx.HTTPTransport):
     """httpx's transport over `CheckedBackend` (no proxies: the connection goes where it was checked)."""
 
-    def __init__(self, allow_private: bool) -> None:
+    def __init__(self, allowed: Policy) -> None:
         super().__init__(trust_env=False, retries=0)
         ssl_context = httpx.create_ssl_context()
         self._pool = httpcore.ConnectionPool(
@@ -130,7 +136,7 @@ class _CheckedTransport(httpx.HTTPTransport):
             max_connections=2,
             max_keepalive_connections=2,
             keepalive_expiry=5.0,
-            network_backend=CheckedBackend(allow_private),
+            network_backend=CheckedBackend(allowed),
         )
 
 
@@ -158,13 +164,15 @@ class Fetcher:
         limits: Limits | None = None,
         user_agent: str = USER_AGENT,
         clock: typing.Callable[[], float] = time.monotonic,
+        allowed: Policy | None = None,
     ) -> None:
+        """`allowed` replaces the address policy (`allow_private` or public addresses only)."""
         self.limits = limits = limits or Limits()
         self.clock = clock
         self.deadline = clock() + limits.deadline
         self.received = 0
         self.client = httpx.Client(
-            transport=_CheckedTransport(allow_private),
+            transport=_CheckedTransport(allowed or policy_of(allow_private)),
             trust_env=False,
             follow_redirects=False,
             headers={"User-Agent": user_agent, "Accept-Language": "zh-CN,zh;q=0.9"},

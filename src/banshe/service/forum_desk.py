@@ -69,7 +69,7 @@ POLL_ENV = "BANSHE_FORUM_POLL_SECONDS"  # how often the poller looks for threads
 # one operation (a thread's pages, a login and a post): 90 s in all, 4 MiB a page, 48 MiB, 100 pages
 LIMITS = Limits(deadline=90.0, page_bytes=4 * 1024 * 1024, total_bytes=48 * 1024 * 1024, max_pages=100)
 SLOTS = 2  # the desk's own pool: network calls from pages at once (the poller reads one at a time)
-QUEUE = 8  # requests waiting for a slot before new ones are refused
+QUEUE = 8  # requests admitted at once (running or waiting for a slot); more are refused (503)
 CLAIM = 300.0  # seconds a poller owns a thread it reads (another process skips it meanwhile)
 _WORDS = {VOTE: "投票", CHANGE_VOTE: "改票"}
 T = TypeVar("T")
@@ -124,7 +124,7 @@ class ForumDesk:
 
     # -- the desk's own pool ---------------------------------------------------------------------
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run a call that reaches a forum in the desk's pool (SLOTS at once, QUEUE waiting)."""
+        """Run a call that reaches a forum in the desk's pool (SLOTS at once, QUEUE admitted in all)."""
         if self._limiter is None:
             self._limiter = anyio.CapacityLimiter(SLOTS)
         if self._waiting >= QUEUE:
