@@ -315,6 +315,7 @@ def count(game: Game, thread: Thread, options: Options) -> dict[str, Any]:
     if options.accelerated:
         apply_in_place(state, Command(DIRECTOR, ACCELERATE))
     posts = thread.posts
+    _check_hidden(posts)
     director = options.director or posts[0].author
     spans = _day_spans(posts, director)
     span = _range_of(spans, day, len(posts), stop_at_night=False)
@@ -384,10 +385,9 @@ def count(game: Game, thread: Thread, options: Options) -> dict[str, Any]:
     }
 
 
-def _check_readable(posts: list[Post], start: int, end: int) -> None:
-    """Refuse a count the pages cannot support: replies hidden from the reader (回帖仅作者可见,
-    anywhere in the thread), or a counted post with no absolute time (the phone version shows
-    only relative times for a week)."""
+def _check_hidden(posts: list[Post]) -> None:
+    """Refuse a thread whose replies are hidden from the reader (回帖仅作者可见: the half-public
+    vote thread), anywhere in it: the director, who sees every reply, reads it."""
     hidden = [p for p in posts if p.hidden is not None]
     if hidden:
         floors = "、".join(f"{p.floor}楼" for p in hidden[:5]) + ("等" if len(hidden) > 5 else "")
@@ -395,6 +395,11 @@ def _check_readable(posts: list[Post], start: int, end: int) -> None:
             f"帖子的回复对读者隐藏（论坛的提示：“{hidden[0].hidden}”，{floors}）："
             "请以导演的论坛账号登录后读取（--login），或保存导演看到的页面"
         )
+
+
+def _check_readable(posts: list[Post], start: int, end: int) -> None:
+    """Refuse a count the pages cannot support: a counted post with no absolute time (the phone
+    version shows only relative times for a week)."""
     for post in posts[start:end]:
         if post.time is None:
             raise CountError(
