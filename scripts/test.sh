@@ -29,9 +29,35 @@ if [ "${BANSHE_SKIP_COMPILED:-0}" != "1" ]; then
 fi
 .venv/bin/ruff check src tests benchmarks setup.py
 .venv/bin/mypy
+# The forum bridge's integration tests (tests/live) run against a real Discuz! X3.5 that
+# ../shared/discuz/up.sh stands up (PHP, MariaDB, libfaketime: apt-get on a fresh machine, as
+# root) on its own DISCUZ_ROOT and a free port, taken down afterwards. Where it cannot start,
+# tests/live skips with one line saying so. BANSHE_SKIP_FORUM=1 leaves it out.
+DISCUZ=${BANSHE_SHARED:-../shared}/discuz
+FORUM_ROOT=""
+stop_forum() {
+  if [ -n "$FORUM_ROOT" ]; then
+    DISCUZ_ROOT=$FORUM_ROOT "$DISCUZ/down.sh" --wipe >/dev/null 2>&1 || true
+    FORUM_ROOT=""
+  fi
+}
+trap stop_forum EXIT
+if [ "${BANSHE_SKIP_FORUM:-0}" != "1" ] && [ -x "$DISCUZ/up.sh" ]; then
+  FORUM_ROOT=$(mktemp -d /tmp/banshe-test-discuz.XXXXXX)
+  FORUM_PORT=$(.venv/bin/python -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  forum_started=$(date +%s)
+  if DISCUZ_ROOT=$FORUM_ROOT DISCUZ_PORT=$FORUM_PORT "$DISCUZ/up.sh" >"$FORUM_ROOT.log" 2>&1; then
+    set -a; . "$FORUM_ROOT/forum.env"; set +a
+    echo "Discuz! 论坛已启动：$DISCUZ_URL（用时 $(( $(date +%s) - forum_started )) 秒；日志 $FORUM_ROOT.log）"
+  else
+    echo "警告：无法启动 Discuz! 论坛（见 $FORUM_ROOT.log），tests/live 将跳过" >&2
+    tail -5 "$FORUM_ROOT.log" >&2 || true
+  fi
+fi
 .venv/bin/python -m pytest "$@"
+stop_forum
 if [ "${BANSHE_SKIP_COMPILED:-0}" != "1" ]; then
   echo "编译版：再次运行引擎、规则、场景与模拟测试 …"
-  .venv-fast/bin/python -m pytest tests --ignore=tests/service --ignore=tests/test_compiled.py \
+  .venv-fast/bin/python -m pytest tests --ignore=tests/service --ignore=tests/live --ignore=tests/test_compiled.py \
     --deselect tests/test_sim_ray.py
 fi

@@ -1,6 +1,6 @@
 """banshe.forum.fetch: every hop checked, the connection made to the checked address, one error
 text for every failure, a total deadline and byte caps (issue 25, item 5); a UTF-8 page
-labelled GBK (item 6); the forum desk's own pool."""
+labelled GBK (item 6). The desk's own pool: tests/service/test_forum_game.py."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-import anyio
 import pytest
 
 from banshe.forum.discuz import ForumError, decode_page
@@ -242,35 +241,3 @@ def test_a_utf8_page_labelled_gbk_is_read_as_utf8(http: Callable[..., Any]) -> N
     with ForumSession.open(allow_private=True) as s:
         pages = s.read_thread(f"{base}/forum.php?mod=viewthread&tid=1")
     assert [p.body for p in pages[0].posts] == ["【第2天】公示", "投票对象：包子"]
-
-
-def test_the_desks_own_pool(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The desk's forum calls wait in a pool of their own: beyond SLOTS + QUEUE they are refused,
-    and the service's own worker threads stay free meanwhile."""
-    from banshe.service import forum_desk
-
-    monkeypatch.setattr(forum_desk, "SLOTS", 2)
-    monkeypatch.setattr(forum_desk, "QUEUE", 3)
-    desk = forum_desk.ForumDesk(None, "k")  # type: ignore[arg-type]
-    release = threading.Event()
-    outcomes: list[str] = []
-
-    async def main() -> None:
-        async def call() -> None:
-            try:
-                await desk.run(release.wait, 10)
-                outcomes.append("done")
-            except forum_desk.Busy:
-                outcomes.append("busy")
-
-        async with anyio.create_task_group() as tg:
-            for _ in range(5):
-                tg.start_soon(call)
-            await anyio.sleep(0.3)
-            assert outcomes == ["busy", "busy"]  # 3 admitted (2 running, 1 waiting), 2 refused
-            # the default pool (the service's pages) still runs at once
-            assert await anyio.to_thread.run_sync(lambda: "page") == "page"
-            release.set()
-
-    anyio.run(main)
-    assert sorted(outcomes) == ["busy", "busy", "done", "done", "done"]

@@ -6,10 +6,12 @@ thread, 公示 posted once, the relay list."""
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import anyio
 import pytest
 from sqlalchemy import select
 
@@ -270,3 +272,35 @@ def test_a_read_by_address_reports_one_text_for_every_failure(harness: Harness) 
         texts.add(text.split('id="error">')[1].split("<")[0])
     assert len(texts) == 1 and "内网" in next(iter(texts))
     json.dumps(sorted(texts))
+
+
+def test_the_desks_own_pool(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The desk's forum calls wait in a pool of their own: beyond SLOTS + QUEUE they are refused,
+    and the service's own worker threads stay free meanwhile."""
+    from banshe.service import forum_desk
+
+    monkeypatch.setattr(forum_desk, "SLOTS", 2)
+    monkeypatch.setattr(forum_desk, "QUEUE", 3)
+    desk = forum_desk.ForumDesk(None, "k")  # type: ignore[arg-type]
+    release = threading.Event()
+    outcomes: list[str] = []
+
+    async def main() -> None:
+        async def call() -> None:
+            try:
+                await desk.run(release.wait, 10)
+                outcomes.append("done")
+            except forum_desk.Busy:
+                outcomes.append("busy")
+
+        async with anyio.create_task_group() as tg:
+            for _ in range(5):
+                tg.start_soon(call)
+            await anyio.sleep(0.3)
+            assert outcomes == ["busy", "busy"]  # 3 admitted (2 running, 1 waiting), 2 refused
+            # the default pool (the service's pages) still runs at once
+            assert await anyio.to_thread.run_sync(lambda: "page") == "page"
+            release.set()
+
+    anyio.run(main)
+    assert sorted(outcomes) == ["busy", "busy", "done", "done", "done"]
