@@ -57,6 +57,7 @@ from ..rulesets.registry import find_ruleset
 from ..scenario import to_command
 from . import schedule as sched
 from . import security
+from .forms import valid_id
 from .forum_models import ForumDay, ForumLink, ForumOverride, ForumPublication, forum_link
 from .games import GameService, NotFound, ServiceError, public_announcements
 from .models import Announcement, Director, Game, Post
@@ -329,7 +330,7 @@ class ForumDesk:
             rows = s.execute(
                 select(ForumLink.game_id, ForumLink.poll_minutes, ForumLink.read_at, ForumLink.claimed_until)
                 .join(Game, Game.id == ForumLink.game_id)
-                .where(Game.status == "running")
+                .where(Game.status == "running", Game.phase_label.like("%天"))  # days only (第N天)
             ).all()
             out = []
             for game_id, minutes, read_at, claimed in rows:
@@ -371,6 +372,8 @@ class ForumDesk:
         return done
 
     def day(self, game_id: int, day_id: int) -> ForumDay:
+        if not valid_id(day_id):
+            raise NotFound("没有这次读帖记录")
         with self.service.sessions() as s:
             day = s.get(ForumDay, day_id)
             if day is None or day.game_id != game_id:
