@@ -4,6 +4,7 @@ thread once; a hidden-reply thread is read logged in."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from types import ModuleType
 
@@ -64,7 +65,10 @@ def _game(h: Harness, board: Board, **extra: str) -> tuple[int, int, ForumDesk]:
     return game, tid, h.client.app.state.forum_desk  # type: ignore[attr-defined]
 
 
-def test_a_forum_day_read_live_held_at_its_deadline_and_its_gongshi_posted(h: Harness, board: Board) -> None:
+def test_a_forum_day_read_live_held_at_its_deadline_and_its_gongshi_posted(
+    h: Harness, board: Board, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)  # httpx and httpcore log every request: never the password
     game, tid, desk = _game(h, board)
     board.at("2026-12-08 11:05")
     assert h.director(game, "forum/post", idx="0")[0] == 303  # the 第1天 公示 opens the day on the forum
@@ -108,6 +112,10 @@ def test_a_forum_day_read_live_held_at_its_deadline_and_its_gongshi_posted(h: Ha
     code, text = h.director(game, "forum/post", idx="1")
     assert code == 400 and "已经发到论坛" in text
     assert _thread_text(board, tid).count("postmessage_") == posts_before
+    password = board.forum.passwords["导演"]
+    assert caplog.records and not any(password in r.getMessage() for r in caplog.records)
+    assert password not in h.client.get(f"/d/g/{game}/forum").text
+    assert password not in h.client.get(f"/d/g/{game}/export.json").text
 
 
 def _thread_text(board: Board, tid: int) -> str:
