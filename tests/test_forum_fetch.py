@@ -241,3 +241,31 @@ def test_a_utf8_page_labelled_gbk_is_read_as_utf8(http: Callable[..., Any]) -> N
     with ForumSession.open(allow_private=True) as s:
         pages = s.read_thread(f"{base}/forum.php?mod=viewthread&tid=1")
     assert [p.body for p in pages[0].posts] == ["【第2天】公示", "投票对象：包子"]
+
+
+def test_addresses_forms_and_texts_of_the_forum() -> None:
+    from lxml import html as lxml_html
+
+    from banshe.forum.remote import find_form, forum_root, plain_text, thread_id
+
+    assert forum_root("https://bbs.example.com/bbs/forum.php?mod=viewthread&tid=7") == "https://bbs.example.com/bbs/"
+    assert thread_id("https://bbs.example.com/forum.php?mod=viewthread&tid=7&page=2") == 7
+    assert thread_id("https://bbs.example.com/thread-70202-3-1.html") == 70202
+    assert thread_id("https://bbs.example.com/forum.php") is None
+    assert plain_text("[size=6][color=#FF0000][b]【第2天公示】[/b][/color][/size]\n[color=red]乙 出局。[/color]") == (
+        "【第2天公示】乙出局。"
+    )
+    doc = lxml_html.document_fromstring(
+        '<form id="loginform_Lb37v" action="member.php?loginsubmit=yes">'
+        '<input type="hidden" name="formhash" value="ab12">'
+        '<input name="username"><input type="checkbox" name="cookietime" value="2592000">'
+        '<input type="checkbox" name="remember" value="1" checked>'
+        '<select name="questionid"><option value="0">无</option>'
+        '<option value="1" selected>一</option></select><textarea name="message">x</textarea>'
+        '<input type="submit" name="loginsubmit" value="登录"></form>'
+    )
+    assert find_form(doc, "loginform") == (
+        "member.php?loginsubmit=yes",
+        {"formhash": "ab12", "username": "", "remember": "1", "questionid": "1", "message": "x"},
+    )
+    assert find_form(doc, "postform") is None
