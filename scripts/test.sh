@@ -38,6 +38,7 @@ FORUM_ROOT=""
 stop_forum() {
   if [ -n "$FORUM_ROOT" ]; then
     DISCUZ_ROOT=$FORUM_ROOT "$DISCUZ/down.sh" --wipe >/dev/null 2>&1 || true
+    [ -z "${DISCUZ_URL:-}" ] || rm -f "$FORUM_ROOT.log"  # kept only when the forum did not start
     FORUM_ROOT=""
   fi
 }
