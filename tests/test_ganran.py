@@ -187,7 +187,8 @@ def test_poison_does_not_show_the_witch_who_dies_of_love() -> None:
     state = _witch_stage()
     state = step(state, Command("乙", "poison", ("己",))).state
     assert state.is_alive("庚") and state.is_alive("己")
-    assert _offered(state, "乙", "antidote") == set(state.alive_names())
+    # only her own poisoned target is left out: she knows it is out (rulings 2026-12-04)
+    assert _offered(state, "乙", "antidote") == set(state.alive_names()) - {"己"}
     assert is_legal(state, Command("乙", "antidote", ("庚",))) is None
     state = step(state, Command("乙", "antidote", ("庚",))).state
     state = step(state, Command(DIRECTOR, "close_phase")).state
@@ -200,7 +201,8 @@ def test_poisoning_the_elder_does_not_take_the_witch_s_other_potion_at_once() ->
     state = _witch_stage()
     state = step(state, Command("乙", "poison", ("丁",))).state
     assert not state.char("乙").skills_lost
-    assert _offered(state, "乙", "antidote") == set(state.alive_names())
+    # only her own poisoned target is left out: she knows it is out (rulings 2026-12-04)
+    assert _offered(state, "乙", "antidote") == set(state.alive_names()) - {"丁"}
     state = step(state, Command("乙", "antidote", ("癸",))).state
     state = step(state, Command(DIRECTOR, "close_phase")).state
     assert [(o.player, o.cause) for o in state.outs] == [("丁", "毒药")]

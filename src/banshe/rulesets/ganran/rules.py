@@ -572,6 +572,24 @@ def _check_witch(state: GameState, cmd: Command, skill: str, name: str) -> None:
 
 def check_antidote(state: GameState, cmd: Command) -> None:
     _check_witch(state, cmd, ANTIDOTE, "解药")
+    # 毒药 使之立即出局, and 夜晚6 settles in arrival order: her own earlier 毒药 tonight has put the
+    # target out, and an out character cannot be targeted (rulings 2026-12-04: she keeps 解药 and 通灵)
+    if _poisoned_by(state, cmd.actor) == cmd.targets[0]:
+        raise IllegalCommand(f"{cmd.targets[0]}已被你的毒药毒死出局，不能成为<解药>的目标")
+
+
+def _poisoned_by(state: GameState, witch: str) -> str | None:
+    """The target of `witch`'s 毒药 tonight, if she has posted one."""
+    for skill, actor, target in ext(state).potions:
+        if skill == POISON and actor == witch:
+            return target
+    return None
+
+
+def antidote_targets(state: GameState, actor: str) -> Sequence[str]:
+    """`SkillSpec.candidates` of 解药: any character in the game but the one her own 毒药 put out tonight."""
+    poisoned = _poisoned_by(state, actor)
+    return state.living() if poisoned is None else [n for n in state.living() if n != poisoned]
 
 
 def apply_antidote(state: GameState, cmd: Command) -> None:
@@ -867,7 +885,7 @@ SKILLS = {
         SkillSpec(CHECK, "预言", _N, ONE_TARGET, check_check, apply_check, stage="夜晚4", candidates=alive_targets),
         SkillSpec(KILL, "杀人", _N, ONE_TARGET, check_kill, apply_kill, stage="夜晚5", candidates=alive_targets),
         SkillSpec(
-            ANTIDOTE, "解药", _N, ONE_TARGET, check_antidote, apply_antidote, stage="夜晚6", candidates=alive_targets
+            ANTIDOTE, "解药", _N, ONE_TARGET, check_antidote, apply_antidote, stage="夜晚6", candidates=antidote_targets
         ),
         SkillSpec(POISON, "毒药", _N, ONE_TARGET, check_poison, apply_poison, stage="夜晚6", candidates=alive_targets),
         SkillSpec(BULLET, "银色子弹", _D, ONE_TARGET, check_bullet, apply_bullet, candidates=other_alive_targets),
