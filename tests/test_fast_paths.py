@@ -156,10 +156,13 @@ def test_deep_copy_is_deepcopy() -> None:
     assert kept["x"] is kept["y"]  # type: ignore[index]
 
 
-# (winner, ended_in, outs, accepted commands) of seeds 0..19, recorded before the fast paths
+# (winner, ended_in, outs, accepted commands) of seeds 0..19, recorded before the fast paths;
+# 沉寂与取酒 re-pinned for issue 21 (rulings 2026-12-04): the 白狼's 归群 list is sent at 开局 (one
+# event earlier, which moves the random 爱神之箭 pairs seeded on the log's length) and an 指认
+# naming a character the skill does not allow is refused instead of drawing a random heir
 STREAMS = {
     "pinming": "b5d7624b01d89f591d7d1a5540b652cc6ef343c4d8d3032c6853b4b9997499a2",
-    "chenji": "c9a2f8c1af341f9365fe65abd21101ac9045da5ce14274c5847f66959c906973",
+    "chenji": "08e55ecfb32a39f327f696d5f06ed8779e9e7fff0c9a557009b20e99c0b6d1bd",
     "ganran": "9eb15e18b56909f733cb241ce750a86f425cbeefe12f696c56cef98736ca46ee",
 }
 

@@ -163,9 +163,9 @@ def push_prompt(state: GameState, prompt: Prompt) -> None:
 
 
 def put_out(state: GameState, name: str, cause: str) -> None:
-    """The character leaves the game now; win/loss is judged on the out itself, so a win stops
-    its triggers (殉情, 殉职, 最后一枪, 指认, 遗言: 宣布阵营获得胜利会立即终止一切结算); then its
-    triggers fire, and win/loss is judged again."""
+    """The character leaves the game now, with its own announcements (`Ruleset.announce_out`);
+    win/loss is judged on the out itself, so a win stops its triggers (殉情, 殉职, 最后一枪, 指认,
+    遗言: 宣布阵营获得胜利会立即终止一切结算); then its triggers fire, and win/loss is judged again."""
     c = state.chars[name]
     if not c.alive:
         return
@@ -174,6 +174,7 @@ def put_out(state: GameState, name: str, cause: str) -> None:
     emit(state, OUT, _DIRECTOR_AUDIENCE, f"{name}出局（{cause}）", player=name, cause=cause)
     notice(state, name, "你已出局。")
     rs: Ruleset = state.rules
+    rs.announce_out(state, name, cause)  # part of the out: made even when the out wins the game
     if not rs.out_and_triggers_one_change:
         check_outcome(state)
     rs.on_out(state, name, cause)

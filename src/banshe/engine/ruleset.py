@@ -401,6 +401,10 @@ class Ruleset:
     def on_phase_start(self, state: GameState) -> None:
         """Day-start 公示 and per-phase resets."""
 
+    def announce_out(self, state: GameState, name: str, cause: str) -> None:
+        """An out's own announcements (沉寂与取酒's 死士出局！): part of the out, not settlement
+        after it — made before win/loss is judged, so also when the out wins the game."""
+
     def on_out(self, state: GameState, name: str, cause: str) -> None:
         """Triggers of an out: 殉情, prompts (最后一枪, 殉职), 遗言 rights."""
 

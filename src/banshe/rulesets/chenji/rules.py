@@ -243,6 +243,14 @@ def apply_arrow(state: GameState, cmd: Command) -> None:
     ext(state).arrow = cmd.targets
 
 
+def tell_white_wolf(state: GameState) -> None:
+    """归群 — 游戏开始时，你得知所有狼人名单: at 开局, before he chooses, the 白狼 is told every
+    狼人-identity character of 狼人阵营 (rulings 2026-12-04: {skill 归群, target null, result the list})."""
+    for white in state.with_role(WHITE_WOLF):
+        wolves = [c.name for c in state.chars.values() if is_wolf(c) and c.camp == WOLF]
+        feedback(state, white.name, "归群", None, wolves, "所有狼人：" + ("、".join(wolves) or "无") + "。")
+
+
 def check_rejoin(state: GameState, cmd: Command) -> None:
     # 归群 — 游戏开始时，你得知所有狼人名单，此时你可以选择加入狼队
     _need(state, cmd)
@@ -287,9 +295,6 @@ def settle_start(state: GameState) -> None:
     wolves = [c.name for c in state.chars.values() if is_wolf(c) and c.camp == WOLF]
     state.groups[WOLF_GROUP] = tuple(wolves)
     group_notice(state, WOLF_GROUP, "狼群成员：" + "、".join(wolves), members=wolves)
-    for c in state.chars.values():
-        if c.role == WHITE_WOLF:
-            notice(state, c.name, "所有狼人：" + "、".join(n for n in state.order if is_wolf(state.chars[n])))
     killers = [c.name for c in state.chars.values() if c.role == BLACK_WOLF]
     data.killer = killers[0] if killers else None
     holders = [c.name for c in state.chars.values() if c.role == SCAPEGOAT]
@@ -831,6 +836,19 @@ def lose_skills(state: GameState, names: list[str]) -> None:
 
 
 # -- outs and prompts --------------------------------------------------------------------------
+def announce_out(state: GameState, name: str, cause: str) -> None:
+    """An out's own announcements, part of the out (rulings 2026-12-04): made in the order of the
+    out and before the win check, so 死士出局！ is announced even when his out wins the game. FAQ 4:
+    长老出局！ and 吹笛者出局！ open the next day (or go out with the result of a last night)."""
+    c = state.chars[name]
+    if c.role == ELDER:
+        next_day(state, "长老出局！")
+    if c.role == PIPER:
+        next_day(state, "吹笛者出局！")
+    if c.role == MARTYR and not c.skills_lost:
+        report(state, f"{name}是死士。死士出局！")  # 死节: 当你出局时，须亮明身份并公示
+
+
 def on_out(state: GameState, name: str, cause: str) -> None:
     c = state.chars[name]
     c.statuses.discard(DYING)
@@ -851,19 +869,13 @@ def on_out(state: GameState, name: str, cause: str) -> None:
                 s.charges.pop(ZHIJI, None)
                 s.charges.pop(TIANYAN, None)
                 notice(state, s.name, "预言家出局，你的身份转变为预言家。")
-    if c.role == ELDER:
-        next_day(state, "长老出局！")
-        # 威信<锁定技> — 因投票、【毒药】、【最后一枪】出局后，所有普通身份失去技能
-        if cause in ("投票", "毒药", "最后一枪"):
-            lose_skills(state, [x.name for x in state.chars.values() if x.role in ORDINARY and not x.skills_lost])
+    if c.role == ELDER and cause in ("投票", "毒药", "最后一枪"):
+        # 威信<锁定技> — 因投票、【毒药】、【最后一枪】出局后，所有普通身份失去技能 (长老出局！: `announce_out`)
+        lose_skills(state, [x.name for x in state.chars.values() if x.role in ORDINARY and not x.skills_lost])
     if c.role == ALPHA and cause in ("毒药", "最后一枪"):
         # 枭首<锁定技> — 使者、修女失去技能
         ext(state).stats.beheaded = True
         lose_skills(state, [x.name for x in state.chars.values() if x.role in (ENVOY, NUN)])
-    if c.role == PIPER:
-        next_day(state, "吹笛者出局！")
-    if c.role == MARTYR and not c.skills_lost:
-        report(state, f"{name}是死士。死士出局！")  # 死节: 当你出局时，须亮明身份并公示
     if c.role == HUNTER and not c.skills_lost and c.has_charge(SHOOT):
         push_prompt(state, Prompt(name, SHOOT, "你可以选择一名其他角色开枪。"))
     if state.sheriff == name:
@@ -908,23 +920,6 @@ def _heir_candidates(state: GameState, kind: str, dead: str) -> list[str]:
         for n in state.order
         if n != dead and state.is_alive(n) and is_wolf(state.chars[n]) and state.chars[n].camp == WOLF
     ]
-
-
-def _knows_wolves(state: GameState, namer: str) -> bool:
-    """Whether the one naming an heir knows who may inherit: a 狼群 member (the 狼人阵营 黑狼 or its
-    heir, naming the next holder of 【杀人】) knows the wolves. The 替罪羊 (or a 良民 holding 【冤死】)
-    is never in the 狼群 and does not know who is a 良民, nor does a 情侣阵营 黑狼 know the wolves
-    (不与其他狼人互知)."""
-    return namer in state.groups.get(WOLF_GROUP, ())
-
-
-def _name_heir(state: GameState, kind: str, dead: str, named: str) -> None:
-    """The named heir, if the rules allow him; else as if no one had been named (a random allowed
-    heir): refusing the name would tell the namer who is a 良民 / a wolf."""
-    if named in _heir_candidates(state, kind, dead):
-        _set_heir(state, kind, named)
-    else:
-        _default_heir(state, kind, dead)
 
 
 def _default_heir(state: GameState, kind: str, dead: str) -> None:
@@ -978,18 +973,23 @@ def succeed_lapses(state: GameState, prompt: Prompt) -> None:
 
 
 def check_heir(state: GameState, cmd: Command) -> None:
-    # 指认 — 冤死: 替罪羊需指认一名良民获得该技能; 杀人: 若黑狼出局，黑狼需指认一名狼人获得该技能
+    # 指认 — 冤死: 替罪羊需指认一名良民获得该技能; 杀人: 若黑狼出局，黑狼需指认一名狼人获得该技能.
+    # A name the skill does not allow is refused with the reason, and a later valid answer in the
+    # same phase still answers the prompt (rulings 2026-12-04; the namer is out: he learns nothing
+    # he can still use)
     target = cmd.targets[0]
     if target == cmd.actor or not state.is_alive(target):
         raise IllegalCommand("指认须选择一名未出局的其他角色")
-    # a namer who knows the wolves is refused a non-wolf; anyone else's choice is settled by
-    # `_name_heir` (refusing it would tell him who is a 良民 / a wolf)
-    if _knows_wolves(state, cmd.actor) and target not in _heir_candidates(state, "killer", cmd.actor):
-        raise IllegalCommand(f"{target}不能被指认：须指认一名未出局的狼人阵营狼人")
+    # the namer still holds the skill he passes on (`_set_heir` runs on the answer): 冤死 or 杀人
+    kind = "scapegoat" if ext(state).scapegoat == cmd.actor else "killer"
+    if target not in _heir_candidates(state, kind, cmd.actor):
+        if kind == "scapegoat":
+            raise IllegalCommand(f"{target}不能被指认：<冤死>须指认一名未出局的良民")
+        raise IllegalCommand(f"{target}不能被指认：<杀人>须指认一名未出局的狼人阵营狼人")
 
 
 def answer_heir(state: GameState, prompt: Prompt, cmd: Command) -> None:
-    _name_heir(state, prompt.get("kind"), cmd.actor, cmd.targets[0])
+    _set_heir(state, prompt.get("kind"), cmd.targets[0])  # `check_heir` allowed him
 
 
 def heir_lapses(state: GameState, prompt: Prompt) -> None:
@@ -1409,6 +1409,7 @@ class Chenji(Ruleset):
         for c in state.chars.values():
             notice(state, c.name, f"你的身份是{ROLE_NAMES[c.role]}。", role=ROLE_NAMES[c.role])
         state.camps_in_game = []
+        tell_white_wolf(state)
 
     def on_phase_start(self, state: GameState) -> None:
         if state.phase.kind == NIGHT:
@@ -1420,6 +1421,9 @@ class Chenji(Ruleset):
                 state, "今天投票选举警长，不会有人因投票出局。", vote_out=False, no_night_outs="昨夜没有角色出局。"
             ),
         )
+
+    def announce_out(self, state: GameState, name: str, cause: str) -> None:
+        announce_out(state, name, cause)
 
     def on_out(self, state: GameState, name: str, cause: str) -> None:
         on_out(state, name, cause)
@@ -1434,7 +1438,10 @@ class Chenji(Ruleset):
         data = ext(state)
         data.killer = None
         data.lovers_kill = True
-        told = [*pair, *(c.name for c in state.alive() if c.camp == WOLF and c.name not in pair)]
+        # 此事件触发时会通知情侣阵营与狼人阵营 (rulings 2026-12-04): every 情侣阵营 member — the lovers,
+        # the 丘比特 when he is in it — and every alive wolf-camp character
+        lovers_camp = [*pair, *(c.name for c in state.chars.values() if c.camp == LOVERS and c.name not in pair)]
+        told = [*lovers_camp, *(c.name for c in state.alive() if c.camp == WOLF and c.name not in pair)]
         for n in told:
             feedback(state, n, "遗志", None, None, "狼人阵营判负，情侣获得【杀人】。")
 
