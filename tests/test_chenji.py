@@ -151,10 +151,21 @@ def test_mad_post_check() -> None:
     assert not is_allowed_mad_post("喵1")
     assert not is_allowed_mad_post("喵！")
     assert not is_allowed_mad_post("[图]")
-    # 除“投票对象”外: a name he may vote for is allowed
-    assert is_allowed_mad_post("喵喵 投给 甲", vote_targets=["甲"]) is False
-    assert is_allowed_mad_post("喵喵 甲", vote_targets=["甲", "乙"])
-    assert not is_allowed_mad_post("喵喵 丙", vote_targets=["甲", "乙"])
+    # emoji and the forum's 表情 are allowed (rulings 2026-12-04)
+    assert is_allowed_mad_post("😀😀")
+    assert is_allowed_mad_post("喵 👨\u200d👩\u200d👧 🇨🇳 ❤️ 1️⃣")
+    assert is_allowed_mad_post("喵{:2_25:} :) :lol :loveliness:")
+    assert not is_allowed_mad_post("█▇▆")  # 字符画's blocks are no emoji
+    # 除“投票对象”外: a name only as the target of a well-formed vote line
+    assert not is_allowed_mad_post("喵喵 投给 甲", vote_targets=["甲"])
+    assert not is_allowed_mad_post("喵喵 甲", vote_targets=["甲", "乙"])
+    assert not is_allowed_mad_post("内伊 内伊 啊啊啊", vote_targets=["内伊"])
+    assert is_allowed_mad_post("投票对象：甲\n投票理由：喵喵😀", vote_targets=["甲", "乙"])
+    assert is_allowed_mad_post("改票对象 ： 乙 \r\n改票理由:嗷", vote_targets=["甲", "乙"])
+    assert is_allowed_mad_post("投票对象：弃权\n投票理由：喵")
+    assert not is_allowed_mad_post("投票对象：甲\n投票理由：甲是狼", vote_targets=["甲"])
+    assert not is_allowed_mad_post("投票对象：甲 乙\n投票理由：喵", vote_targets=["甲", "乙"])
+    assert not is_allowed_mad_post("投票对象：丙\n投票理由：喵", vote_targets=["甲", "乙"])
 
 
 def _played(name: str) -> GameState:
@@ -332,9 +343,11 @@ def test_check_post_enforces_the_mad_speech_rule() -> None:
     state.char(author).statuses.add(MAD)
     assert rs.check_post(state, author, "嗷呜 喵\n汪汪") is not None  # 呜 is not one of the 16
     assert rs.check_post(state, author, "嗷嗷 喵\n汪汪") is None
+    assert rs.check_post(state, author, "😀😀") is None
     assert rs.check_post(state, author, f"投票对象：{other}\n投票理由：喵喵") is None
     reason = rs.check_post(state, author, f"投票对象：{other}\n投票理由：他是狼")
-    assert reason is not None and "癫狂" in reason
+    assert reason is not None and "癫狂" in reason and "第2行" in reason
+    assert rs.check_post(state, author, f"{other} {other} 啊啊啊") is not None
 
 
 def test_award_votes_posted_after_the_game_reach_the_table() -> None:

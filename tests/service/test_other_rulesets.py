@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from sqlalchemy import func, select
 
 from banshe.demo import DEMO_NAMES
+from banshe.service.models import Post, RefusedPost
 
 from .conftest import Harness
 
@@ -76,3 +80,50 @@ def test_the_assassin_and_the_martyr_always_see_their_skills(harness: Harness) -
     code, _ = h.act(links[assassin], "stab", target="丁丑")
     assert code in (200, 303)
     assert not h.state(links["丁丑"])["view"]["seats"][13]["alive"]  # type: ignore[index]
+
+
+def test_a_mad_post_is_refused_and_kept_for_the_director_only(harness: Harness) -> None:
+    """癫狂 speech (rulings 2026-12-04): emoji, the forum's 表情 and the 16 characters pass; a name
+    only as a vote line's target; a refused post is kept for the director, not shown to anyone."""
+    from .test_e2e_chenji import SEATS, SEED
+
+    h = harness
+    h.login()
+    data = {"csrf": h.csrf, "ruleset": "chenji", "seats": "\n".join(f"{n} {r}" for n, r in SEATS.items())}
+    r = h.client.post("/d/new", data={**data, "seed": str(SEED), "auto_publish": "on"}, follow_redirects=False)
+    assert r.status_code == 303, r.text
+    game = int(r.headers["location"].rsplit("/", 1)[1])
+    links = h.links(game)
+    for _ in range(2):  # 开局 → 第1天 → 第1夜
+        assert h.director(game, "command", skill="close_phase")[0] in (200, 303)
+    assert h.act(links["壬午"], "pipe", target="甲戌")[0] == 303  # the 吹笛者 pipes the 良民 甲戌
+    assert h.director(game, "command", skill="close_phase")[0] in (200, 303)  # → 第2天: 甲戌 is 癫狂
+    mad = links["甲戌"]
+    assert h.state(mad)["view"]["phase"] == "第2天"  # type: ignore[index]
+    with h.service.sessions() as s:
+        posts_before = s.scalar(select(func.count(Post.id)))
+    code, page = h.post(mad, "甲子 甲子 啊啊啊")  # a name outside a vote line
+    assert code == 400 and "癫狂" in page
+    code, page = h.post(mad, "我是好人")
+    assert code == 400 and "癫狂" in page
+    h.post(mad, "我是好人")  # a resend of the same text is kept once
+    assert h.post(mad, "喵喵 😀 {:2_25:}")[0] == 303
+    assert h.post(mad, "投票对象：甲子\n投票理由：嗷嗷")[0] == 303
+    with h.service.sessions() as s:
+        assert s.scalar(select(func.count(Post.id))) == posts_before + 2  # the refused two are no posts
+        kept = [(p.author, p.text) for p in s.scalars(select(RefusedPost).order_by(RefusedPost.id))]
+    assert kept == [("甲戌", "甲子 甲子 啊啊啊"), ("甲戌", "我是好人")]
+    for token in (links["甲子"], mad):  # no player sees a refused post, nor a gap in the floors
+        thread = h.state(token)["thread"]
+        assert "我是好人" not in str(thread)
+        floors = [i["floor"] for i in thread]  # type: ignore[index]
+        assert floors == list(range(1, len(floors) + 1))
+    god = h.client.get(f"/d/g/{game}").text
+    assert 'id="refused-posts"' in god and "我是好人" in god and "甲子 甲子 啊啊啊" in god
+    # the export carries them, and an imported copy keeps them for its director
+    export = h.client.get(f"/d/g/{game}/export.json").json()
+    assert [x["text"] for x in export["refused_posts"]] == ["甲子 甲子 啊啊啊", "我是好人"]
+    r = h.client.post("/d/import", data={"csrf": h.csrf, "data": json.dumps(export)}, follow_redirects=False)
+    assert r.status_code == 303, r.text
+    copy = int(r.headers["location"].rsplit("/", 1)[1])
+    assert "我是好人" in h.client.get(f"/d/g/{copy}").text

@@ -90,6 +90,14 @@ class GroupEntry(_Row):
     at: Time = None
 
 
+class RefusedEntry(_Row):
+    author: Text(64)  # type: ignore[valid-type]
+    phase: Text(32)  # type: ignore[valid-type]
+    text: Text(5000)  # type: ignore[valid-type]
+    reason: Text(1000)  # type: ignore[valid-type]
+    at: Time = None
+
+
 class ExportFile(_Row):
     format: Literal["banshe-game"]
     version: int = Field(1, ge=1, le=1)
@@ -107,6 +115,7 @@ class ExportFile(_Row):
     commands: list[CommandEntry] = Field(max_length=MAX_ROWS)
     posts: list[PostEntry] = Field(default_factory=list, max_length=MAX_ROWS)
     group_messages: list[GroupEntry] = Field(default_factory=list, max_length=MAX_ROWS)
+    refused_posts: list[RefusedEntry] = Field(default_factory=list, max_length=MAX_ROWS)
     result: dict[str, Any] | None = None
 
 

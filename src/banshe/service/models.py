@@ -105,6 +105,20 @@ class Post(Base):
     reply_to: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
+class RefusedPost(Base):
+    """A thread post the rules refused as speech (沉寂与取酒's 癫狂 rule): kept for the director's
+    review, never shown in the thread nor counted as a post (rulings 2026-12-04)."""
+
+    __tablename__ = "refused_posts"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
+    author: Mapped[str] = mapped_column(String(64))
+    phase: Mapped[str] = mapped_column(String(32))
+    text: Mapped[str] = mapped_column(Text)
+    reason: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[float] = mapped_column(Float)
+
+
 class GroupMessage(Base):
     __tablename__ = "group_messages"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

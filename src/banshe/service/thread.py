@@ -12,10 +12,18 @@ from ..engine.view import is_legal
 from ..forum import VoteFormatError, VotePost, parse_vote
 from . import schedule as sched
 from .errors import NotFound, ServiceError
-from .models import Announcement, Game, GroupMessage, Post
+from .models import Announcement, Game, GroupMessage, Post, RefusedPost
 from .names import key as name_key
 from .notices import DIRECTOR_POST_KIND, NOTICE_KIND
 from .store import MAX_TEXT, Store, public_announcements
+
+
+class RefusedSpeech(ServiceError):
+    """A post the rules refuse as speech (`Ruleset.check_post`), with the row that keeps it."""
+
+    def __init__(self, reason: str, kept: RefusedPost) -> None:
+        super().__init__(reason)
+        self.kept = kept
 
 
 class Thread(Store):
@@ -31,7 +39,37 @@ class Thread(Store):
         reply_to: int | None = None,
     ) -> Post:
         """A post in the 讨论帖; a vote post is also the engine's vote (both or neither are stored).
-        `reply_to`: the post it replies to (a player's 改票 must reply to his own vote floor)."""
+        `reply_to`: the post it replies to (a player's 改票 must reply to his own vote floor). A post
+        the rules refuse as speech (癫狂) is refused and kept for the director, never shown."""
+        try:
+            return self._post(game_id, author, text, by_director, at, reply_to)
+        except RefusedSpeech as exc:
+            self._keep_refused(exc.kept)
+            raise ServiceError(exc.reason) from None
+
+    def _keep_refused(self, row: RefusedPost) -> None:
+        """Store a refused post for the director, outside the game's transaction (which was rolled
+        back): nothing a player sees changes, no page is woken. A resend of the same text is kept once."""
+        with self.sessions() as s:
+            last = s.scalars(
+                select(RefusedPost)
+                .where(RefusedPost.game_id == row.game_id, RefusedPost.author == row.author)
+                .order_by(RefusedPost.id.desc())
+            ).first()
+            if last is not None and last.text == row.text and last.phase == row.phase:
+                return
+            s.add(row)
+            s.commit()
+
+    def _post(
+        self,
+        game_id: int,
+        author: str,
+        text: str,
+        by_director: bool,
+        at: str | None,
+        reply_to: int | None,
+    ) -> Post:
         body = _text(text)
         # parsed before the game's lock (a pure function of the text); its refusal keeps its place below
         vote: VotePost | None = None
@@ -54,9 +92,18 @@ class Thread(Store):
             gate = rs.gate(state, Command(author, "post", text=body))
             if gate:
                 raise ServiceError(gate)
-            reason = rs.check_post(state, author, body)
+            # the speech rules are the player's (癫狂): the director's 代投 is not his speech
+            reason = None if by_director else rs.check_post(state, author, body)
             if reason:
-                raise ServiceError(reason)
+                kept = RefusedPost(
+                    game_id=game.id,
+                    author=author,
+                    phase=state.phase.label,
+                    text=body,
+                    reason=reason,
+                    created_at=self.clock(),
+                )
+                raise RefusedSpeech(reason, kept)
             if refused is not None:
                 raise ServiceError(refused)
             now = self.clock()

@@ -14,7 +14,7 @@ from ..rulesets.registry import find_ruleset
 from . import import_schema
 from . import schedule as sched
 from .errors import NotFound, ServiceError
-from .models import Announcement, CommandRow, Game, GroupMessage, Post, Seat
+from .models import Announcement, CommandRow, Game, GroupMessage, Post, RefusedPost, Seat
 from .names import check_names
 from .store import MAX_NOTE, MAX_TEXT, Cached, Store, insert_game, public_announcements
 
@@ -35,6 +35,7 @@ class Transfer(Store):
             posts = list(s.scalars(select(Post).where(Post.game_id == game.id).order_by(Post.id)))
             post_index = {p.id: i for i, p in enumerate(posts)}
             groups = s.scalars(select(GroupMessage).where(GroupMessage.game_id == game.id).order_by(GroupMessage.id))
+            refused = s.scalars(select(RefusedPost).where(RefusedPost.game_id == game.id).order_by(RefusedPost.id))
             anns = s.scalars(select(Announcement).where(Announcement.game_id == game.id).order_by(Announcement.idx))
             seats = s.scalars(select(Seat).where(Seat.game_id == game.id).order_by(Seat.id))
             engine_anns = public_announcements(state)
@@ -95,6 +96,11 @@ class Transfer(Store):
                 "group_messages": [
                     {"group": g.group_name, "author": g.author, "phase": g.phase, "text": g.text, "at": g.created_at}
                     for g in groups
+                ],
+                # posts the rules refused as speech (癫狂), kept for the director
+                "refused_posts": [
+                    {"author": r.author, "phase": r.phase, "text": r.text, "reason": r.reason, "at": r.created_at}
+                    for r in refused
                 ],
                 "result": {
                     "winner": rs.camp_name(state.winner) if state.winner else None,
@@ -204,6 +210,17 @@ class Transfer(Store):
                         phase=str(g["phase"]),
                         text=str(g["text"]),
                         created_at=float(g.get("at") or now),
+                    )
+                )
+            for r in data.get("refused_posts") or []:
+                s.add(
+                    RefusedPost(
+                        game_id=game.id,
+                        author=str(r["author"]),
+                        phase=str(r["phase"]),
+                        text=str(r["text"]),
+                        reason=str(r["reason"]),
+                        created_at=float(r.get("at") or now),
                     )
                 )
             settings = data.get("settings")

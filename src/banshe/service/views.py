@@ -36,7 +36,7 @@ from ..engine.view import legal_commands, view
 from . import logtext
 from . import schedule as sched
 from .games import GameService
-from .models import Announcement, CommandRow, Deadline, Game, GroupMessage, LurkFlag, Post, Seat
+from .models import Announcement, CommandRow, Deadline, Game, GroupMessage, LurkFlag, Post, RefusedPost, Seat
 from .notices import DIRECTOR_POST_KIND, NOTICE_KIND
 
 
@@ -380,6 +380,7 @@ def director_page(svc: GameService, game_id: int) -> dict[str, Any]:
         deadline = deadline_info(s, svc, game, v, None)
         seats = list(s.scalars(select(Seat).where(Seat.game_id == game.id).order_by(Seat.id)))
         flags = list(s.scalars(select(LurkFlag).where(LurkFlag.game_id == game.id).order_by(LurkFlag.id)))
+        refused = list(s.scalars(select(RefusedPost).where(RefusedPost.game_id == game.id).order_by(RefusedPost.id)))
         rows = s.scalars(select(Announcement).where(Announcement.game_id == game.id).order_by(Announcement.idx)).all()
         commands = s.scalars(
             select(CommandRow)
@@ -450,6 +451,7 @@ def director_page(svc: GameService, game_id: int) -> dict[str, Any]:
         "seats": seats,
         "links": links,
         "flags": flags,
+        "refused": refused,
         "pending": pending_items,
         "phase_actions": phase_actions,
         "preview": preview,

@@ -7,8 +7,7 @@ rulings' order; achievements are computed from the log in `achievements.py`.
 from __future__ import annotations
 
 import random
-import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from banshe.engine.commands import Command, IllegalCommand
@@ -90,6 +89,7 @@ from .roles import (
     WOLVES,
     deal,
 )
+from .speech import is_allowed_mad_post, mad_speech_refusal
 from .state import CheckRecord, ChenjiState, KillRecord, Prediction, ext
 
 # skill ids
@@ -116,20 +116,6 @@ LAST_WORDS_COUNT = 5  # 只有前5名出局者有遗言
 KILL_CAUSES = ("杀人", "撕咬")
 WOLF_GROUP, LOVER_GROUP = "wolves", "lovers"
 OPTION_COINS = "竞拍金币总额"
-
-# the 16 characters a 癫狂 character may post (角色状态: 癫狂状态)
-MAD_CHARACTERS = frozenset("啊嗷嘎咕呱哼咴叽啾喵咩哞喔汪喳吱")
-_VOTE_LABELS = re.compile(r"(投票|改票)(对象|理由)\s*[：:]")
-
-
-def is_allowed_mad_post(text: str, vote_targets: Iterable[str] = ()) -> bool:
-    """True when `text` uses only the 16 allowed characters, spaces and line breaks (癫狂状态).
-    除“投票对象”外: the names in `vote_targets` (the characters he may vote for) are allowed too."""
-    for name in sorted(vote_targets, key=len, reverse=True):
-        if name:
-            text = text.replace(name, " ")
-    return all(ch in MAD_CHARACTERS or ch in " \u3000\n\r" for ch in text)
-
 
 # -- small queries -----------------------------------------------------------------------------
 def is_wolf(c: Character) -> bool:
@@ -1485,14 +1471,11 @@ class Chenji(Ruleset):
         return table(state, post, None if coins is None else int(coins))
 
     def check_post(self, state: GameState, author: str, text: str) -> str | None:
-        # 癫狂状态: 只能使用16个字、空格与换行发言（投票除外）— the vote format's labels and the
-        # names he may vote for are allowed, the rest must pass is_allowed_mad_post
+        # 癫狂状态: 除“投票对象”外，只能使用表情以及16种汉字、空格与换行 — a character name only as the
+        # target of a well-formed vote line (rulings 2026-12-04; `speech.py`)
         if MAD not in state.chars[author].statuses:
             return None
-        body = _VOTE_LABELS.sub(" ", text)
-        if is_allowed_mad_post(body, state.alive_names()):
-            return None
-        return "你处于癫狂状态，只能使用“" + "".join(sorted(MAD_CHARACTERS)) + "”、空格与换行发言（投票除外）"
+        return mad_speech_refusal(text, state.order)
 
     def legal_targets(self, state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:
         """Candidates to try, each still checked by the engine, for the skills that declare none
