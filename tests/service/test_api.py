@@ -72,7 +72,7 @@ def test_bad_game_setups_are_refused_in_chinese(harness: Harness) -> None:
         ("甲 预言家\n乙", "要么所有座位都写明身份"),
         ("甲 预言家\n乙 法师", "没有身份“法师”"),
         ("甲\n甲", "玩家名字重复"),
-        ("甲\n乙\n丙", "随机发身份需要恰好14名玩家"),
+        ("甲\n乙\n丙", "品茗只能使用种子的配置：14名角色"),  # 品茗's deck is its only board (rulings 2026-12-04)
     ]
     for seats, reason in cases:
         r = h.client.post("/d/new", data={"csrf": h.csrf, "ruleset": "pinming", "seats": seats})

@@ -231,16 +231,33 @@ def test_the_new_game_form_states_each_rulesets_counts_and_checks_the_board(harn
     seats["米糕"] = "狼人"  # five wolves, no 病娇: not the seed's 14-seat board
     lines = "\n".join(f"{n} {r}" for n, r in seats.items())
     form = {"csrf": h.csrf, "ruleset": "pinming", "seats": lines}
+    # 品茗's deck is its only board (rulings 2026-12-04): refused with the difference, 自定义板子 or not
+    for custom in ({}, {"custom_board": "on"}):
+        r = h.client.post("/d/new", data={**form, **custom})
+        assert r.status_code == 400 and "品茗只能使用种子的配置：14名角色" in r.text
+        assert "多出：狼人×1；缺少：病娇×1" in r.text
+    wolves = "\n".join(f"{n} 狼人" for n in PINMING_SEATS)  # 14 狼人
+    r = h.client.post("/d/new", data={**form, "seats": wolves, "custom_board": "on"})
+    assert r.status_code == 400 and "多出：狼人×10" in r.text
+    small = "\n".join(f"{n} {r}" for n, r in list(PINMING_SEATS.items())[:6])
+    r = h.client.post("/d/new", data={**form, "seats": small, "custom_board": "on"})
+    assert r.status_code == 400 and "品茗只能使用种子的配置" in r.text and "缺少：" in r.text
+    r = h.client.post("/d/new", data={**form, "seats": "\n".join(list(PINMING_SEATS)[:13])})
+    assert r.status_code == 400 and "现有13名角色" in r.text
+    page = h.client.get("/d/new?ruleset=品茗").text
+    assert "品茗只能使用种子的配置（14名角色），不接受自定义板子" in page
+    # another ruleset's 自定义板子: a hand-dealt table the seed would not deal for that count
+    from .test_e2e_chenji import SEATS
+
+    lines = "\n".join(f"{n} {r}" for n, r in SEATS.items())
+    form = {"csrf": h.csrf, "ruleset": "chenji", "seats": lines, "seed": "1"}
     r = h.client.post("/d/new", data=form)
-    assert r.status_code == 400 and "手填身份与品茗14人的标准配置不符" in r.text and "狼人×1" in r.text
+    assert r.status_code == 400 and "手填身份与沉寂与取酒20人的标准配置不符" in r.text
     r = h.client.post("/d/new", data={**form, "custom_board": "on"}, follow_redirects=False)
     assert r.status_code == 303
     game = int(r.headers["location"].rsplit("/", 1)[1])
     assert 'id="custom-board"' in h.client.get(f"/d/g/{game}").text
     assert h.client.get(f"/d/g/{game}/export.json").json()["settings"] == {"custom_board": True}
-    small = "\n".join(f"{n} {r}" for n, r in list(PINMING_SEATS.items())[:6])
-    r = h.client.post("/d/new", data={**form, "seats": small})
-    assert r.status_code == 400 and "标准配置需要14名角色" in r.text
 
 
 def test_no_python_exception_text_in_messages(harness: Harness) -> None:

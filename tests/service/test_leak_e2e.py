@@ -29,27 +29,16 @@ from banshe.service.live import Feed
 from banshe.service.models import GroupMessage, Post
 from banshe.service.views import command_text
 
-from .conftest import Harness
+from .conftest import PINMING_SEATS, Harness
 
 # (ruleset, seats, seed, steps): bounded so both databases run the whole test in well under a minute
 GAMES = [
-    ("pinming", 8, 9, 34),  # this game raises a <最后一枪> prompt (asserted below)
+    ("pinming", 14, 1, 34),  # this game raises a <最后一枪> prompt (asserted below)
     ("chenji", 20, 8, 18),
     ("ganran", 12, 3, 20),
 ]
-# 品茗 with identities entered by hand: fewer seats, every kind of night and prompt
-SEATS = {
-    "pinming": [
-        "饺子 预言家",
-        "包子 女巫",
-        "烧麦 猎人",
-        "锅贴 白痴",
-        "馄饨 村民",
-        "油条 狼人",
-        "豆花 狼人",
-        "粽子 混血儿",
-    ],
-}
+# 品茗 with identities entered by hand: the seed's 14 seats (品茗 takes no other board, rulings 2026-12-04)
+SEATS = {"pinming": [f"{n} {r}" for n, r in PINMING_SEATS.items()]}
 PROMPTED = ("猎人", "白痴")  # identities answering a prompt when voted out (最后一枪, 装傻)
 VERSION_RE = re.compile(r'data-version="([^"]+)"')
 
@@ -75,7 +64,7 @@ class Game:
             "seats": "\n".join(seats),
             "seed": str(seed),
             "auto_publish": "on",
-            "custom_board": "on",  # 品茗 with eight hand-dealt seats is not the seed's board
+            "custom_board": "on",  # (品茗's hand-dealt 14 seats are the seed's board either way)
         }
         r = h.client.post("/d/new", data=data, follow_redirects=False)
         assert r.status_code == 303, r.text

@@ -197,6 +197,9 @@ class Ruleset:
     settle: Mapping[str, tuple[Task, ...]] = field(default_factory=dict)
     # the standard deal (role ids, one per seat) of the default `deal`; () : `deal` is written
     deck: tuple[str, ...] = ()
+    # the `deck` is the ruleset's only board (品茗: 14 characters): the director service refuses a
+    # game with another deck, 自定义板子 included; the engine still seats a smaller cast (scenarios)
+    deck_is_fixed: bool = False
     options: Mapping[str, OptionSpec] = field(default_factory=dict)
     skills: Mapping[str, SkillSpec] = field(default_factory=dict)
     min_players: int = 1

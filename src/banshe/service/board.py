@@ -10,7 +10,11 @@ from ..engine.ruleset import Ruleset
 
 def check_board(rs: Ruleset, names: list[str], roles: dict[str, str] | None, seed: int) -> None:
     """The seed's configuration: a count it deals identities for and, for a hand-entered table,
-    the identities it would deal for that count (a different table needs 自定义板子)."""
+    the identities it would deal for that count (a different table needs 自定义板子, except for a
+    ruleset whose deck is its only board: `check_fixed_deck`)."""
+    if rs.deck_is_fixed:
+        check_fixed_deck(rs, names, roles)
+        return
     counts = board_counts(rs)
     if len(names) not in counts:
         raise ValueError(
@@ -32,6 +36,30 @@ def check_board(rs: Ruleset, names: list[str], roles: dict[str, str] | None, see
             f"手填身份与{rs.name}{len(names)}人的标准配置不符（多出：{more or '无'}；缺少：{less or '无'}）；"
             "如确要使用自定义板子，请勾选“自定义板子”"
         )
+
+
+def check_fixed_deck(rs: Ruleset, names: list[str], roles: dict[str, str] | None) -> None:
+    """A ruleset whose `deck` is its only board (品茗: 14 characters, rulings 2026-12-04): any other
+    count or hand-entered table is refused, 自定义板子 or not, with the difference named."""
+    wanted = Counter(rs.deck)
+    deck = "、".join(rs.role_name(r) + (f"×{k}" if k > 1 else "") for r, k in wanted.items())
+    head = f"{rs.name}只能使用种子的配置：{len(rs.deck)}名角色（{deck}），不能使用其他板子"
+    given: Counter[str] = Counter()
+    for n in names:
+        if roles is None:
+            continue
+        rid = rs.role_id(roles.get(n, ""))
+        if rid is None:
+            raise ValueError(f"{rs.name}没有身份“{roles.get(n)}”（{n}）")  # the engine's wording
+        given[rid] += 1
+    if roles is None:
+        if len(names) != len(rs.deck):
+            raise ValueError(f"{head}；现有{len(names)}名角色")
+        return
+    if given != wanted:
+        more = "、".join(f"{rs.role_name(r)}×{k}" for r, k in (given - wanted).items())
+        less = "、".join(f"{rs.role_name(r)}×{k}" for r, k in (wanted - given).items())
+        raise ValueError(f"{head}；手填身份多出：{more or '无'}；缺少：{less or '无'}")
 
 
 _COUNTS: dict[str, tuple[int, ...]] = {}

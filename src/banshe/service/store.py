@@ -254,8 +254,10 @@ class Store(ABC):
         try:
             sched.zone(timezone)
             full_schedule = sched.validate_schedule(rs, schedule or {})
+            if rs.deck_is_fixed:  # 品茗: its deck is its only board, no 自定义板子 (rulings 2026-12-04)
+                check_board(rs, names, roles, seed)
             state = new_game(rs, names, roles, options or {}, seed)
-            if not custom_board:
+            if not custom_board and not rs.deck_is_fixed:
                 check_board(rs, names, roles, seed)
         except ValueError as exc:
             raise ServiceError(str(exc)) from None  # the engine's and the schedule's reasons are Chinese

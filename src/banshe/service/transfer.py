@@ -13,6 +13,7 @@ from ..engine.core import apply_in_place, new_game
 from ..rulesets.registry import find_ruleset
 from . import import_schema
 from . import schedule as sched
+from .board import check_fixed_deck
 from .errors import NotFound, ServiceError
 from .models import Announcement, CommandRow, Game, GroupMessage, Post, RefusedPost, Seat
 from .names import check_names
@@ -135,6 +136,8 @@ class Transfer(Store):
             roles = data.get("roles")
             seed = int(data["seed"])
             commands = list(data["commands"])
+            if rs.deck_is_fixed:  # 品茗: another deck is another board (rulings 2026-12-04)
+                check_fixed_deck(rs, players, roles)
             state = new_game(rs, players, roles, dict(data.get("options") or {}), seed)
             for i, entry in enumerate(commands):
                 if entry.get("superseded"):

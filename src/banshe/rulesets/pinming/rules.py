@@ -826,6 +826,8 @@ PINMING = Pinming(
     aliases=("M196", "pinming", "品茗（M196）"),
     roles=ROLES,
     deck=tuple(STANDARD_DECK),
+    # 品茗's seat count is the seed's configuration; another deck is another board (rulings 2026-12-04)
+    deck_is_fixed=True,
     camp_names=CAMP_NAMES,
     skill_aliases={"解药": "救药"},
     night_stages=NIGHT_STAGES,
