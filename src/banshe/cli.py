@@ -26,7 +26,7 @@ log = logging.getLogger("banshe")
 
 # the import names each extra of pyproject.toml provides (what `_need` checks)
 EXTRAS: dict[str, tuple[str, ...]] = {
-    "service": ("fastapi", "uvicorn", "sqlalchemy", "alembic", "jinja2", "python_multipart", "argon2"),
+    "service": ("fastapi", "uvicorn", "sqlalchemy", "alembic", "jinja2", "python_multipart", "argon2", "icu"),
     "postgres": ("psycopg",),
     "report": ("matplotlib", "jinja2"),
 }
@@ -271,10 +271,9 @@ def _serve(args: argparse.Namespace) -> int:
 
     import os
 
-    import uvicorn
     from sqlalchemy import func, select
 
-    from .service import auth
+    from .service import auth, serving
     from .service.app import Settings, create_app
     from .service.models import Director
 
@@ -288,21 +287,15 @@ def _serve(args: argparse.Namespace) -> int:
             print(f"已创建导演账号：用户名 admin，密码 {password}（只显示这一次，请妥善保存）", flush=True)
     print(f"banshe 导演服务：http://{args.host}:{args.port}/ （数据库 {url.split('@')[-1]}）", flush=True)
     if args.workers == 1:
-        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+        # the guarded protocol: header/body timeouts, connections per client (service/serving.py)
+        serving.run(app, args.host, args.port, args.log_level)
         return 0
     # several processes on one PostgreSQL database: each builds its own app from the environment;
     # the games' order is kept by the database (pgsync.py), their live pages by LISTEN/NOTIFY
     app.state.engine.dispose()
     os.environ["BANSHE_DATABASE_URL"] = url
     print(f"{args.workers} 个进程", flush=True)
-    uvicorn.run(
-        "banshe.service.app:create_app",
-        factory=True,
-        host=args.host,
-        port=args.port,
-        log_level=args.log_level,
-        workers=args.workers,
-    )
+    serving.run("banshe.service.app:create_app", args.host, args.port, args.log_level, args.workers, factory=True)
     return 0
 
 

@@ -27,7 +27,7 @@ from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..rulesets.registry import find_ruleset
-from . import auth, security, timing
+from . import auth, edge, security, serving, timing
 from . import idempotency as idem
 from . import live as pushing
 from . import schedule as sched
@@ -38,7 +38,7 @@ from .forum_desk import install as install_forum_desk
 from .forum_desk import poll_interval as forum_poll_interval
 from .games import GameService, ServiceError
 from .routers import director, live, login, player
-from .web import CsrfFailed, NeedLogin, Web
+from .web import UNAVAILABLE_ERRORS, CsrfFailed, NeedLogin, Web
 
 __all__ = ["DEFAULT_DATABASE_URL", "Scheduler", "Settings", "create_app"]
 
@@ -82,6 +82,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
     migrate(engine)
     sessions = session_factory(engine)
     service = GameService(sessions, clock or time.time)
+    service.post_limits = security.PostLimits(settings.posts_per_minute, settings.post_chars_per_phase)
     with sessions() as s:
         secret = auth.secret_key(s)
     scheduler = Scheduler(service, settings.scheduler_interval) if settings.start_scheduler else None
@@ -110,11 +111,13 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
     templates.env.globals["quote"] = quote
     templates.env.globals["form_key"] = idem.new_key  # a fresh idempotency key per rendered form
     templates.env.globals["ruleset_name"] = lambda rid: find_ruleset(rid).name
-    pushed = pushing.Live(service, templates.env)  # issue 13: pushed live updates (live.py)
+    # issue 13: pushed live updates (live.py); issue 25: streams capped per link and per game
+    pushed = pushing.Live(service, templates.env, settings.sse_per_link, settings.sse_per_game)
     # on PostgreSQL the other processes' writes wake this one's streams too (LISTEN/NOTIFY)
     listener = None
     if engine.dialect.name == "postgresql":
-        listener = pushing.PgListener(live_url(engine), pushed.hub, service.forget_seats)
+        service.trust_seat_cache(False)  # until the listener hears every 替补 (it turns the cache on)
+        listener = pushing.PgListener(live_url(engine), pushed.hub, service.forget_seats, service.trust_seat_cache)
     web = Web(
         service=service,
         sessions=sessions,
@@ -134,6 +137,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
     app.state.engine = engine
     app.state.settings = settings
     app.add_middleware(security.HeadersMiddleware)
+    serving.install_log_redaction()  # a player's link never reaches the access log
     timing.install(app)  # the load benchmark's server-side latencies (off unless BANSHE_TIMING_FILE)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
 
@@ -149,8 +153,20 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
         return web.message(request, text, exc.status_code)
 
     @app.exception_handler(RequestValidationError)
-    async def _bad_request(request: Request, _exc: RequestValidationError) -> Response:
-        return web.message(request, "请求参数有误", 400)
+    async def _bad_request(request: Request, exc: RequestValidationError) -> Response:
+        # a path id out of range (edge.py) is a page that does not exist, as an unknown id is
+        missing = edge.not_found_text(list(exc.errors()))
+        return web.message(request, missing, 404) if missing else web.message(request, "请求参数有误", 400)
+
+    async def _unavailable(request: Request, exc: Exception) -> Response:
+        return await web.unavailable(request, exc)
+
+    for failure in UNAVAILABLE_ERRORS:  # the database is down, or its disk is full
+        app.add_exception_handler(failure, _unavailable)
+
+    @app.exception_handler(Exception)
+    async def _server_error(request: Request, _exc: Exception) -> Response:
+        return web.message(request, "服务器内部错误，请稍后重试", 500)
 
     @app.exception_handler(ServiceError)
     async def _refused(request: Request, exc: ServiceError) -> Response:

@@ -19,3 +19,9 @@ class NotFound(ServiceError):
 
 class Conflict(ServiceError):
     status = 409
+
+
+class TooMany(ServiceError):
+    """Flood control (a seat's post rate or its characters a phase): try later."""
+
+    status = 429

@@ -8,10 +8,11 @@ from starlette.datastructures import FormData
 
 from ..engine.commands import Command
 from ..engine.ruleset import FREE_TEXT, MANY_TARGETS, NO_TARGET, YES_NO, Ruleset
+from .edge import MAX_INT, form_int
 from .games import ServiceError
+from .names import clean_post
 
-MAX_INT = 2**31 - 1  # ids and numbers fit an INTEGER column on every database
-MAX_SEED = 2**31 - 1
+MAX_SEED = MAX_INT
 
 
 def safe_next(nxt: str) -> str:
@@ -35,34 +36,29 @@ def valid_id(value: int) -> bool:
 
 
 def parse_int(text: str, name: str, low: int, high: int) -> int | None:
-    """A whole number from a form field (None when empty); a Chinese ServiceError names the field."""
-    text = text.strip()
-    if not text:
-        return None
-    digits = text[1:] if text[:1] in "+-" else text
-    if not digits.isascii() or not digits.isdigit():
-        raise ServiceError(f"“{name}”必须是整数：{text[:20]}")
-    value = int(text) if len(digits) <= 12 else (high + 1 if text[0] != "-" else low - 1)
-    if not low <= value <= high:
-        raise ServiceError(f"“{name}”应在{low}到{high}之间")
-    return value
+    """A whole number from a form field (None when empty); a Chinese ServiceError names the field
+    (edge.form_int: the one pydantic check of every integer from outside)."""
+    try:
+        return form_int(text, name, low, high)
+    except ValueError as exc:
+        raise ServiceError(str(exc)) from None
 
 
 def post_id(form: FormData) -> int | None:
     """The replied post (回复 N楼) a thread form names, or None; anything but a post id is refused."""
-    raw = field(form.get("reply_to")).strip()
-    if not raw:
-        return None
-    if not raw.isdigit() or len(raw) > 12:
-        raise ServiceError("回复的楼层不存在")
-    return int(raw)
+    try:
+        return form_int(field(form.get("reply_to")), "回复的楼层", 1, MAX_INT)
+    except ValueError:
+        raise ServiceError("回复的楼层不存在") from None
 
 
 def stage_value(text: str) -> int | str | None:
+    """A night stage's deadline: minutes after the previous one (ASCII digits) or an HH:MM time."""
     text = text.strip()
     if not text:
         return None
-    return int(text) if text.isdigit() else text
+    # only ASCII digits are minutes ("²".isdigit() is True, int("²") raises); the schedule checks the range
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 12 else text
 
 
 def parse_seats(text: str) -> tuple[list[str], dict[str, str] | None]:
@@ -96,9 +92,9 @@ def parse_options(specs: Any, form: FormData) -> dict[str, Any]:
             text = field(raw).strip()
             if text:
                 try:
-                    out[name] = int(text)
+                    out[name] = form_int(text, f"选项“{name}”", -MAX_INT, MAX_INT)
                 except ValueError:
-                    raise ValueError(f"选项“{name}”需要整数") from None
+                    raise ValueError(f"选项“{name}”需要整数（-{MAX_INT}到{MAX_INT}）") from None
         elif raw is not None:
             out[name] = field(raw)
     return out
@@ -118,7 +114,7 @@ def command_from_form(rs: Ruleset, actor: str, form: FormData) -> Command:
             raise ServiceError(f"<{spec.name}>需要回答“是”或“否”")
         return Command(actor, skill, answer=answer == "是")
     if spec.shape == FREE_TEXT:
-        text = field(form.get("text")).strip()
+        text = clean_post(field(form.get("text"))).strip()
         if len(text) > 5000:
             raise ServiceError("内容过长")
         return Command(actor, skill, text=text or None)

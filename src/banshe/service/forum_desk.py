@@ -57,6 +57,7 @@ from ..rulesets.registry import find_ruleset
 from ..scenario import to_command
 from . import schedule as sched
 from . import security
+from .edge import MAX_INT, DayId, GameId, OptionalDayId, form_int
 from .forms import valid_id
 from .forum_models import ForumDay, ForumLink, ForumOverride, ForumPublication, forum_link
 from .games import GameService, NotFound, ServiceError, public_announcements
@@ -762,11 +763,11 @@ def install(app: FastAPI, web: Any) -> ForumDesk:
         return RedirectResponse(f"{where}ok={quote(security.sign_flash(web.secret, path, done))}", status_code=303)
 
     @app.get("/d/g/{game_id}/forum", response_class=HTMLResponse)
-    def forum_page(request: Request, game_id: int, day: int | None = None) -> Response:
+    def forum_page(request: Request, game_id: GameId, day: OptionalDayId = None) -> Response:
         return show(request, game_id, day)
 
     @app.post("/d/g/{game_id}/forum/read", response_class=HTMLResponse)
-    async def forum_read(request: Request, game_id: int) -> Response:
+    async def forum_read(request: Request, game_id: GameId) -> Response:
         async def act(form: FormData) -> tuple[str, int | None]:
             pages: list[tuple[str, bytes]] = []
             total = 0
@@ -790,7 +791,7 @@ def install(app: FastAPI, web: Any) -> ForumDesk:
         return await action(request, game_id, act)
 
     @app.post("/d/g/{game_id}/forum/link", response_class=HTMLResponse)
-    async def forum_link_form(request: Request, game_id: int) -> Response:
+    async def forum_link_form(request: Request, game_id: GameId) -> Response:
         async def act(form: FormData) -> tuple[str, int | None]:
             if _text(form.get("unlink")) == "1":
                 return await run_in_threadpool(desk.unlink, game_id), None
@@ -812,7 +813,7 @@ def install(app: FastAPI, web: Any) -> ForumDesk:
         return await action(request, game_id, act)
 
     @app.post("/d/g/{game_id}/forum/live", response_class=HTMLResponse)
-    async def forum_live(request: Request, game_id: int) -> Response:
+    async def forum_live(request: Request, game_id: GameId) -> Response:
         async def act(_form: FormData) -> tuple[str, int | None]:
             day = await desk.run(desk.read_live, game_id)
             return f"已读帖：{day.phase}（{len(day.result['posts'])}帖）", day.id
@@ -820,12 +821,14 @@ def install(app: FastAPI, web: Any) -> ForumDesk:
         return await action(request, game_id, act)
 
     @app.post("/d/g/{game_id}/forum/{day_id}/override", response_class=HTMLResponse)
-    async def forum_override(request: Request, game_id: int, day_id: int) -> Response:
+    async def forum_override(request: Request, game_id: GameId, day_id: DayId) -> Response:
         async def act(form: FormData) -> tuple[str, int | None]:
-            try:
-                floor = int(_text(form.get("floor")))
+            try:  # edge.form_int: ASCII digits in range (an INTEGER column on every database)
+                floor = form_int(_text(form.get("floor")), "楼层", 1, MAX_INT)
             except ValueError:
-                raise ServiceError("楼层必须是数字") from None
+                floor = None
+            if floor is None:
+                raise ServiceError("楼层必须是数字")
             accept = _text(form.get("verdict")) == "accept"
             await run_in_threadpool(
                 desk.override,
@@ -842,7 +845,7 @@ def install(app: FastAPI, web: Any) -> ForumDesk:
         return await action(request, game_id, act)
 
     @app.post("/d/g/{game_id}/forum/{day_id}/apply", response_class=HTMLResponse)
-    async def forum_apply(request: Request, game_id: int, day_id: int) -> Response:
+    async def forum_apply(request: Request, game_id: GameId, day_id: DayId) -> Response:
         async def act(_form: FormData) -> tuple[str, int | None]:
             n = await run_in_threadpool(desk.apply, game_id, day_id)
             return f"已录入{n}张票", day_id
@@ -850,14 +853,14 @@ def install(app: FastAPI, web: Any) -> ForumDesk:
         return await action(request, game_id, act)
 
     @app.post("/d/g/{game_id}/forum/{day_id}/close", response_class=HTMLResponse)
-    async def forum_close(request: Request, game_id: int, day_id: int) -> Response:
+    async def forum_close(request: Request, game_id: GameId, day_id: DayId) -> Response:
         async def act(_form: FormData) -> tuple[str, int | None]:
             return await run_in_threadpool(desk.close_day, game_id, day_id), day_id
 
         return await action(request, game_id, act)
 
     @app.post("/d/g/{game_id}/forum/act", response_class=HTMLResponse)
-    async def forum_act(request: Request, game_id: int) -> Response:
+    async def forum_act(request: Request, game_id: GameId) -> Response:
         async def act(form: FormData) -> tuple[str, int | None]:
             done = await run_in_threadpool(
                 desk.proxy, game_id, _text(form.get("player")), _text(form.get("skill")), _text(form.get("targets"))
@@ -867,7 +870,7 @@ def install(app: FastAPI, web: Any) -> ForumDesk:
         return await action(request, game_id, act)
 
     @app.post("/d/g/{game_id}/forum/post", response_class=HTMLResponse)
-    async def forum_post(request: Request, game_id: int) -> Response:
+    async def forum_post(request: Request, game_id: GameId) -> Response:
         async def act(form: FormData) -> tuple[str, int | None]:
             which = _text(form.get("idx"))
             if which == "all":
@@ -894,5 +897,5 @@ def _text(value: Any) -> str:
 
 
 def _page_key(name: str) -> tuple[int, str]:
-    digits = "".join(ch if ch.isdigit() else " " for ch in name).split()
+    digits = "".join(ch if ch.isascii() and ch.isdigit() else " " for ch in name).split()  # not "²"
     return (int(digits[-1]) if digits else 0, name)

@@ -39,9 +39,21 @@ class _Row(BaseModel):
     model_config = ConfigDict(extra="ignore", strict=False)
 
 
+class CommandPayload(_Row):
+    """A command as `Command.to_json` writes it: checked for every entry, the superseded ones too
+    (they are stored and shown in the log even though they are not replayed)."""
+
+    actor: Text(64)  # type: ignore[valid-type]
+    skill: Text(64)  # type: ignore[valid-type]
+    targets: list[Text(64)] | None = Field(None, max_length=100)  # type: ignore[valid-type]
+    text: Text(5000) | None = None  # type: ignore[valid-type]
+    answer: bool | None = None
+    amount: int | None = Field(None, ge=-(2**31), lt=2**31)
+
+
 class CommandEntry(_Row):
     seq: int | None = Field(None, ge=0, lt=2**31)
-    command: dict[str, Any]
+    command: CommandPayload
     phase: Text(32) = ""  # type: ignore[valid-type]
     stage: int = Field(0, ge=0, lt=1000)
     source: Text(16) = "import"  # type: ignore[valid-type]

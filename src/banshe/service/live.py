@@ -336,14 +336,54 @@ class Feed:
         return out
 
 
+class StreamCaps:
+    """At most `per_link` open streams per link (a viewer of a game; "" is the director) and
+    `per_game` per game, in this process: one link cannot hold the server's descriptors. Counted
+    on the event loop only (the SSE routes are async): two dict updates a stream, no lock."""
+
+    def __init__(self, per_link: int, per_game: int) -> None:
+        self.per_link = per_link
+        self.per_game = per_game
+        self._links: dict[tuple[int, str], int] = {}
+        self._games: dict[int, int] = {}
+
+    def admit(self, game_id: int, viewer: str) -> str | None:
+        """Count a new stream in, or the Chinese reason it is refused (then nothing is counted)."""
+        key = (game_id, viewer)
+        if self._links.get(key, 0) >= self.per_link:
+            return f"这个链接打开的实时连接过多（最多{self.per_link}个），请关闭多余的页面后刷新"
+        if self._games.get(game_id, 0) >= self.per_game:
+            return f"这局游戏打开的实时连接过多（最多{self.per_game}个），请稍后刷新页面"
+        self._links[key] = self._links.get(key, 0) + 1
+        self._games[game_id] = self._games.get(game_id, 0) + 1
+        return None
+
+    def release(self, game_id: int, viewer: str) -> None:
+        key = (game_id, viewer)
+        left = self._links.get(key, 0) - 1
+        if left > 0:
+            self._links[key] = left
+        else:
+            self._links.pop(key, None)
+        left = self._games.get(game_id, 0) - 1
+        if left > 0:
+            self._games[game_id] = left
+        else:
+            self._games.pop(game_id, None)
+
+    def open(self, game_id: int) -> int:
+        return self._games.get(game_id, 0)
+
+
 class Live:
     """The hub and the feeds of one app."""
 
-    def __init__(self, svc: GameService, env: Environment) -> None:
+    def __init__(self, svc: GameService, env: Environment, per_link: int = 4, per_game: int = 200) -> None:
         self.svc = svc
         self.env = env
         self.hub = Hub()
         self.feeds: dict[int, Feed] = {}
+        self.caps = StreamCaps(per_link, per_game)
         svc.on_change = self.hub.notify
 
     def render(self, name: str, **ctx: Any) -> str:
@@ -441,10 +481,17 @@ class Live:
 class PgListener:
     """PostgreSQL `LISTEN banshe_live` in a thread: other processes' writes wake this one's streams."""
 
-    def __init__(self, url: str, hub: Hub, forget_seats: Callable[[int], None]) -> None:
+    def __init__(
+        self,
+        url: str,
+        hub: Hub,
+        forget_seats: Callable[[int], None],
+        trust_seats: Callable[[bool], None] = lambda _on: None,
+    ) -> None:
         self.url = url
         self.hub = hub
         self.forget_seats = forget_seats
+        self.trust_seats = trust_seats  # Store.trust_seat_cache: the link cache lives only while we listen
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="banshe-live-listen", daemon=True)
 
@@ -461,8 +508,10 @@ class PgListener:
         first = True
         while not self._stop.is_set():
             try:
-                with psycopg.connect(self.url, autocommit=True) as conn:
+                with psycopg.connect(self.url, autocommit=True, connect_timeout=5) as conn:
                     conn.execute(f"LISTEN {CHANNEL}")
+                    # every (re)connect: the links cached before may have been replaced meanwhile
+                    self.trust_seats(True)
                     if not first:
                         self.hub.notify_all()  # NOTIFYs sent while we were away are lost
                     first = False
@@ -475,6 +524,7 @@ class PgListener:
                                 self.forget_seats(int(game))
                             self.hub.notify(int(game))
             except Exception:  # the database went away: try again shortly
+                self.trust_seats(False)  # until we hear every 替补 again, links are read each time
                 log.exception("live listener lost its connection")
                 first = False
                 self._stop.wait(1.0)

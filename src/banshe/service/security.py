@@ -17,6 +17,8 @@ from starlette.datastructures import MutableHeaders
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from .edge import same
+
 # No inline script anywhere (behaviour lives in /static/app.js, driven by data- attributes), no
 # inline style (htmx's indicator style is switched off in base.html's htmx-config), no framing.
 CSP = (
@@ -33,7 +35,9 @@ HEADERS = {
 
 
 class HeadersMiddleware:
-    """Adds HEADERS to every HTTP response (a plain ASGI middleware: SSE streams pass untouched)."""
+    """Adds HEADERS to every HTTP response (a plain ASGI middleware: SSE streams pass untouched),
+    and `Cache-Control: no-store` to every page but the static files: a player's page, the god
+    view, an export — nothing private stays in a shared computer's cache or a proxy's."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -42,6 +46,7 @@ class HeadersMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        private = not str(scope.get("path", "")).startswith("/static/")
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -49,6 +54,8 @@ class HeadersMiddleware:
                 for key, value in HEADERS.items():
                     if key not in headers:
                         headers[key] = value
+                if private:
+                    headers["Cache-Control"] = "no-store"
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
@@ -139,6 +146,59 @@ class RateLimiter:
             self._hits.pop(key, None)
 
 
+class PostLimits:
+    """Flood control of a seat's writes (thread posts, group messages, the director's posts): a
+    token bucket of `per_minute` (a burst of that many, then one every 60/per_minute seconds) and
+    at most `chars_per_phase` characters a phase. In memory, per process (as the login limits): a
+    phase's count starts from the database's once (`prime`), then each stored write is added."""
+
+    def __init__(self, per_minute: int, chars_per_phase: int) -> None:
+        self.per_minute = per_minute
+        self.chars_per_phase = chars_per_phase
+        self._buckets: dict[tuple[int, str], tuple[float, float]] = {}  # (tokens, at)
+        self._chars: dict[tuple[int, str, str], int] = {}
+        self._lock = threading.Lock()
+
+    def _tokens(self, key: tuple[int, str], now: float) -> float:
+        tokens, at = self._buckets.get(key, (float(self.per_minute), now))
+        return min(float(self.per_minute), tokens + max(0.0, now - at) * self.per_minute / 60.0)
+
+    def known(self, game_id: int, author: str, phase: str) -> bool:
+        return (game_id, author, phase) in self._chars
+
+    def prime(self, game_id: int, author: str, phase: str, chars: int) -> None:
+        with self._lock:
+            if len(self._chars) > 100_000:
+                self._chars.clear()
+            self._chars.setdefault((game_id, author, phase), chars)
+
+    def refusal(self, game_id: int, author: str, phase: str, size: int, now: float) -> str | None:
+        """Why this write must wait or stop (Chinese), or None."""
+        with self._lock:
+            tokens = self._tokens((game_id, author), now)
+            if tokens < 1.0:
+                wait = max(1, int((1.0 - tokens) * 60.0 / self.per_minute + 0.999))
+                return f"发言过于频繁：每分钟最多{self.per_minute}条，请{wait}秒后再发"
+            used = self._chars.get((game_id, author, phase), 0)
+            if used + size > self.chars_per_phase:
+                return (
+                    f"{phase}的发言已达上限：每名角色每个阶段最多{self.chars_per_phase}字"
+                    f"（已发{used}字，这条{size}字）"
+                )
+            return None
+
+    def spend(self, game_id: int, author: str, phase: str, size: int, now: float) -> None:
+        """A write was stored: one token and its characters."""
+        with self._lock:
+            key = (game_id, author)
+            self._buckets[key] = (self._tokens(key, now) - 1.0, now)
+            if len(self._buckets) > 100_000:  # a flood of keys: forget the full buckets
+                for k in [k for k, (t, _) in self._buckets.items() if t >= self.per_minute - 1]:
+                    del self._buckets[k]
+            chars = (game_id, author, phase)
+            self._chars[chars] = self._chars.get(chars, 0) + size
+
+
 class HashGate:
     """A bound on concurrent argon2 work: each hash holds 64 MiB, so N at once is N × 64 MiB."""
 
@@ -171,4 +231,4 @@ def read_flash(key: str, path: str, value: str) -> str:
     if not text or len(value) > 600:
         return ""
     want = sign_flash(key, path, text).partition(".")[0]
-    return text if hmac.compare_digest(sig, want) else ""
+    return text if same(sig, want) else ""

@@ -18,6 +18,7 @@ from abc import ABC, abstractmethod
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,7 +33,7 @@ from ..engine.model import DAY, NIGHT, START, GameState
 from ..engine.ruleset import Ruleset
 from ..rulesets.registry import find_ruleset, get_ruleset
 from . import idempotency as idem
-from . import pgsync
+from . import pgsync, security
 from . import schedule as sched
 from .board import check_board
 from .errors import Conflict, NotFound, ServiceError
@@ -45,6 +46,10 @@ MAX_TITLE = 100
 TOKEN = re.compile(r"^[A-Za-z0-9_-]{8,64}$")  # a seat link's token (secrets.token_urlsafe)
 CACHE_GAMES = 1000
 HEAD = "banshe_head"  # Session.info: (game id, its stored head) read in this session
+# the player link a submission came through (set by the player's routes around the write): every
+# transaction it opens re-reads that the link is still the seat's active one, under the game's lock
+ACTING_LINK: ContextVar[str | None] = ContextVar("banshe_acting_link", default=None)
+LINK_DEAD = "链接无效或已停用"
 
 
 @dataclass
@@ -71,6 +76,10 @@ class Store(ABC):
         self.on_change: Callable[[int], None] | None = None  # called after each committed write
         self._seats: dict[str, Seat] = {}  # token -> its active seat (issue 13: no lookup per request)
         self._seat_epoch = 0
+        # the link cache is trusted only while every 替补 reaches it: always in one process; on
+        # PostgreSQL only while the LISTEN connection is up (live.PgListener turns it on and off)
+        self._seat_cache_on = True
+        self.post_limits = security.PostLimits(per_minute=12, chars_per_phase=100_000)  # create_app: Settings
         self._failed: dict[int, float] = {}  # game id -> monotonic time its deadlines are tried again
         # SQLite has one writer at a time and its busy handler is unfair under load: queue writers here
         bind = sessions.kw.get("bind")
@@ -93,7 +102,8 @@ class Store(ABC):
             before_head = before.head if before is not None else None
             try:
                 pgsync.lock_game(s, game_id)
-                game = self._load(s, game_id)
+                link = ACTING_LINK.get()
+                game = self._load(s, game_id, link)
                 pending = idem.CURRENT.get()
                 if pending is not None and pending.game_id == game_id and not pending.used:
                     pending.used = True
@@ -182,11 +192,20 @@ class Store(ABC):
             return int(known[1])
         return int(s.scalar(select(func.max(CommandRow.seq)).where(CommandRow.game_id == game_id)) or 0)
 
-    def _load(self, s: Session, game_id: int) -> Game:
+    def _load(self, s: Session, game_id: int, link: str | None = None) -> Game:
         """The game row and its stored head in one statement; the head is kept in the session for
-        `_head` (another service on the same database may have written: it is always read once)."""
+        `_head` (another service on the same database may have written: it is always read once).
+        `link`: the player link a submission came through — read in the same statement, after the
+        game's lock, so a link a 替补 replaced stores nothing, however long ago it was resolved."""
         head = select(func.max(CommandRow.seq)).where(CommandRow.game_id == game_id).scalar_subquery()
-        found = s.execute(select(Game, head).where(Game.id == game_id)).first()
+        if link is None:
+            found = s.execute(select(Game, head).where(Game.id == game_id)).first()
+        else:
+            active = select(Seat.active).where(Seat.token == link, Seat.game_id == game_id).scalar_subquery()
+            found = s.execute(select(Game, head, active).where(Game.id == game_id)).first()
+            if found is not None and found[2] is not True:
+                self._forget_link(link)
+                raise NotFound(LINK_DEAD)
         if found is None:
             raise NotFound("没有这局游戏")
         s.info[HEAD] = (game_id, int(found[1] or 0))
@@ -456,21 +475,35 @@ class Store(ABC):
     def seat_by_token(self, token: str) -> Seat:
         """The active seat of a link (cached: a link changes only by 替补, which forgets its game's)."""
         if not TOKEN.match(token):
-            raise NotFound("链接无效或已停用")
-        cached = self._seats.get(token)
+            raise NotFound(LINK_DEAD)
+        cached = self._seats.get(token) if self._seat_cache_on else None
         if cached is not None:
             return cached
         epoch = self._seat_epoch
         with self.sessions() as s:
             seat = s.scalar(select(Seat).where(Seat.token == token))
             if seat is None or not seat.active:
-                raise NotFound("链接无效或已停用")
+                raise NotFound(LINK_DEAD)
         with self._guard:
-            if epoch == self._seat_epoch:  # no 替补 while it was read
+            if epoch == self._seat_epoch and self._seat_cache_on:  # no 替补 (or lost NOTIFY) while read
                 if len(self._seats) >= CACHE_GAMES * 32:
                     self._seats.clear()
                 self._seats[token] = seat
         return seat
+
+    @contextmanager
+    def as_link(self, token: str) -> Iterator[None]:
+        """Writes inside come through the player link `token` (see ACTING_LINK)."""
+        mark = ACTING_LINK.set(token)
+        try:
+            yield
+        finally:
+            ACTING_LINK.reset(mark)
+
+    def _forget_link(self, token: str) -> None:
+        with self._guard:
+            self._seat_epoch += 1
+            self._seats.pop(token, None)
 
     def forget_seats(self, game_id: int) -> None:
         """A 替补 in `game_id` (here or in another process): its links are looked up again."""
@@ -478,6 +511,15 @@ class Store(ABC):
             self._seat_epoch += 1
             for token in [t for t, x in self._seats.items() if x.game_id == game_id]:
                 del self._seats[token]
+
+    def trust_seat_cache(self, trusted: bool) -> None:
+        """The PostgreSQL listener (re)connected (True) or lost its connection (False): either way
+        every cached link is forgotten — a 替补's NOTIFY sent while it was away is lost — and while
+        it is away no link is cached (each request reads its seat)."""
+        with self._guard:
+            self._seat_cache_on = trusted
+            self._seat_epoch += 1
+            self._seats.clear()
 
     def seat_and_game(self, token: str) -> tuple[Seat, Game]:
         """A live link's seat and its game, loaded in one session."""

@@ -3,7 +3,7 @@ director's posts and 代投, group chats, and publishing the 公示 (edit, withh
 
 from __future__ import annotations
 
-from sqlalchemy import insert, select
+from sqlalchemy import func, insert, select
 from sqlalchemy.orm import Session
 
 from ..engine.commands import ABSTAIN, CHANGE_VOTE, CLOSE_PHASE, DIRECTOR, VOTE, Command
@@ -11,8 +11,9 @@ from ..engine.model import GameState
 from ..engine.view import is_legal
 from ..forum import VoteFormatError, VotePost, parse_vote
 from . import schedule as sched
-from .errors import NotFound, ServiceError
+from .errors import NotFound, ServiceError, TooMany
 from .models import Announcement, Game, GroupMessage, Post, RefusedPost
+from .names import clean_post
 from .names import key as name_key
 from .notices import DIRECTOR_POST_KIND, NOTICE_KIND
 from .store import MAX_TEXT, Store, public_announcements
@@ -45,6 +46,8 @@ class Thread(Store):
             return self._post(game_id, author, text, by_director, at, reply_to)
         except RefusedSpeech as exc:
             self._keep_refused(exc.kept)
+            kept = exc.kept  # kept for the director: it counts against the seat's flood limits too
+            self.post_limits.spend(kept.game_id, kept.author, kept.phase, len(kept.text), kept.created_at)
             raise ServiceError(exc.reason) from None
 
     def _keep_refused(self, row: RefusedPost) -> None:
@@ -92,6 +95,9 @@ class Thread(Store):
             gate = rs.gate(state, Command(author, "post", text=body))
             if gate:
                 raise ServiceError(gate)
+            now = self.clock()
+            if not by_director:  # flood control before anything is stored, a refused speech included
+                self._check_flood(s, game, author, state.phase.label, len(body), now)
             # the speech rules are the player's (癫狂): the director's 代投 is not his speech
             reason = None if by_director else rs.check_post(state, author, body)
             if reason:
@@ -106,7 +112,6 @@ class Thread(Store):
                 raise RefusedSpeech(reason, kept)
             if refused is not None:
                 raise ServiceError(refused)
-            now = self.clock()
             replied = self._replied(s, game, reply_to)
             row = _new_post(game, state, author, body, replied, by_director, now)
             if vote is not None:
@@ -121,7 +126,10 @@ class Thread(Store):
                     s, game, state, Command(author, vote.kind, (target,)), "director" if by_director else "player", now
                 )
                 row.vote_kind, row.vote_target = vote.kind, target
-            return _insert(s, row)
+            stored = _insert(s, row)
+            if not by_director:
+                self.post_limits.spend(game.id, author, row.phase, len(body), now)
+            return stored
 
     @staticmethod
     def _replied(s: Session, game: Game, reply_to: int | None) -> Post | None:
@@ -183,9 +191,13 @@ class Thread(Store):
             # a clarification is meant for no phase: `at` is not checked (a phase closing while the
             # director types must not lose his text)
             state = self.state_of(s, game)
+            now = self.clock()
+            self._check_flood(s, game, DIRECTOR, state.phase.label, len(body), now)
             replied = self._replied(s, game, reply_to)
-            row = _new_post(game, state, DIRECTOR, body, replied, True, self.clock(), DIRECTOR_POST_KIND)
-            return _insert(s, row)
+            row = _new_post(game, state, DIRECTOR, body, replied, True, now, DIRECTOR_POST_KIND)
+            stored = _insert(s, row)
+            self.post_limits.spend(game.id, DIRECTOR, row.phase, len(body), now)
+            return stored
 
     def group_post(self, game_id: int, author: str, group: str, text: str) -> GroupMessage:
         body = _text(text)
@@ -196,17 +208,42 @@ class Thread(Store):
                 raise ServiceError("你不在这个群里")
             if not state.is_alive(author):
                 raise ServiceError(f"{author}已出局，不能在群内发言")
+            now = self.clock()
+            self._check_flood(s, game, author, state.phase.label, len(body), now)
             row = GroupMessage(
                 game_id=game.id,
                 group_name=group,
                 author=author,
                 phase=state.phase.label,
                 text=body,
-                created_at=self.clock(),
+                created_at=now,
             )
             s.add(row)
             s.flush()
+            self.post_limits.spend(game.id, author, row.phase, len(body), now)
             return row
+
+    def _check_flood(self, s: Session, game: Game, author: str, phase: str, size: int, now: float) -> None:
+        """Flood control (security.PostLimits): a seat's post rate, and its characters in the thread
+        and its groups this phase (counted from the database once per process, then kept)."""
+        limits = self.post_limits
+        if not limits.known(game.id, author, phase):
+            chars = 0
+            for table in (Post, GroupMessage):
+                chars += int(
+                    s.scalar(
+                        select(func.coalesce(func.sum(func.length(table.text)), 0)).where(
+                            table.game_id == game.id,
+                            table.author == author,
+                            table.phase == phase,
+                        )
+                    )
+                    or 0
+                )
+            limits.prime(game.id, author, phase, chars)
+        refused = limits.refusal(game.id, author, phase, size, now)
+        if refused:
+            raise TooMany(refused)
 
     def publish(self, game_id: int, upto: int, at: str | None = None, only: bool = False) -> int:
         """Publish every pending 公示 up to index `upto`, in order, except the withheld ones; `only`:
@@ -238,7 +275,7 @@ class Thread(Store):
     def edit_announcement(self, game_id: int, idx: int, text: str, at: str | None = None) -> None:
         """The director's wording replaces the engine's in the thread (the engine's text stays in
         the log and the export); an empty text restores the engine's."""
-        body = text.strip()
+        body = clean_post(text).strip()
         if len(body) > MAX_TEXT:
             raise ServiceError(f"公示过长（最多{MAX_TEXT}字）")
         with self._tx(game_id) as (s, game):
@@ -260,8 +297,9 @@ class Thread(Store):
 
 
 def _text(text: str) -> str:
-    """A post's body: not empty, not overlong, no NUL (PostgreSQL refuses it in text)."""
-    body = text.strip()
+    """A post's body: not empty, not overlong, no NUL (PostgreSQL refuses it in text); bidi controls
+    and stacked combining marks removed (names.clean_post)."""
+    body = clean_post(text).strip()
     if not body:
         raise ServiceError("发言内容不能为空")
     if len(body) > MAX_TEXT:

@@ -4,6 +4,7 @@ he owns) and a player's seat (with its game)."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, cast
@@ -11,15 +12,31 @@ from typing import Annotated, Any, cast
 from fastapi import Depends, Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
+from sqlalchemy import exc as sa_exc
 from sqlalchemy.orm import Session, sessionmaker
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
 
-from . import auth, security
+from . import auth, security, serving
 from .config import Settings
+from .edge import GameId, Token
 from .forms import field, valid_id
 from .games import GameService, NotFound
 from .models import Director, Game, Seat
+
+log = logging.getLogger("banshe.service")
+UNAVAILABLE = "服务器暂时不可用，请稍后重试"
+# the database cannot be reached or cannot write (down, restarting, disk full, pool exhausted)
+UNAVAILABLE_ERRORS: tuple[type[Exception], ...] = (sa_exc.OperationalError, sa_exc.InterfaceError, sa_exc.TimeoutError)
+# fields of a refused-by-outage form shown as text to keep (the rest travel back hidden; never a password)
+DRAFT_FIELDS = {
+    "text": "你输入的内容",
+    "reason": "理由",
+    "note": "备注",
+    "person": "替补玩家",
+    "seats": "座位表",
+    "data": "导入的内容",
+}
 
 
 class NeedLogin(Exception):
@@ -49,6 +66,24 @@ class Web:
 
     def message(self, request: Request, text: str, status: int) -> HTMLResponse:
         return self.render(request, "message.html", {"text": text}, status)
+
+    async def unavailable(self, request: Request, exc: Exception) -> HTMLResponse:
+        """503 when the database is down or full. A form's fields come back in a form to send again
+        (its idempotency key included, so a submission that did commit is not stored twice): what
+        the player typed is never lost. Nothing here touches the database."""
+        where = serving.redact(request.url.path)
+        log.warning("database unavailable on %s %s: %s", request.method, where, (str(exc).splitlines() or [""])[0])
+        fields: list[tuple[str, str]] = []
+        if request.method == "POST":
+            try:
+                form = await request.form()
+                fields = [(k, v) for k, v in form.multi_items() if isinstance(v, str) and k != "password"]
+            except Exception:  # noqa: BLE001 - a body that cannot be read again: the message alone
+                fields = []
+        ctx = {"text": UNAVAILABLE, "fields": fields, "action": request.url.path, "shown": DRAFT_FIELDS}
+        resp = self.render(request, "unavailable.html", ctx, 503)
+        resp.headers["Retry-After"] = "5"
+        return resp
 
     def secure(self, request: Request) -> bool:
         return security.is_https(request, self.proxies)
@@ -127,14 +162,14 @@ async def _login_form(request: Request) -> LoginForm:
     return LoginForm(director, csrf, form)
 
 
-def _owned_game(request: Request, game_id: int) -> OwnedGame:
+def _owned_game(request: Request, game_id: GameId) -> OwnedGame:
     director, csrf, game = web_of(request).login_and_game(request, game_id)
     if game is None:
         raise NotFound("没有这局游戏")
     return OwnedGame(director, csrf, game)
 
 
-async def _owned_game_form(request: Request, game_id: int) -> OwnedGameForm:
+async def _owned_game_form(request: Request, game_id: GameId) -> OwnedGameForm:
     """Login, then the form's CSRF token, then ownership (the order of the refusals); the login
     and the game are loaded in one database session."""
     web = web_of(request)
@@ -154,7 +189,7 @@ class PlayerSeat:
     game: Game
 
 
-def _player_seat(request: Request, token: str) -> PlayerSeat:
+def _player_seat(request: Request, token: Token) -> PlayerSeat:
     seat, game = web_of(request).service.seat_and_game(token)
     return PlayerSeat(token, seat, game)
 
@@ -164,7 +199,7 @@ class PlayerForm(PlayerSeat):
     form: FormData
 
 
-async def _player_form(request: Request, token: str) -> PlayerForm:
+async def _player_form(request: Request, token: Token) -> PlayerForm:
     web = web_of(request)
     seat, game = await run_in_threadpool(web.service.seat_and_game, token)
     form = await request.form()

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Any
 from urllib.parse import quote
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from sqlalchemy import select
 from starlette.concurrency import run_in_threadpool
@@ -35,8 +35,9 @@ from ...rulesets.registry import all_rulesets, find_ruleset
 from .. import idempotency as idem
 from .. import import_schema, security
 from .. import schedule as sched
-from ..forms import MAX_SEED, field, parse_int, parse_options, parse_seats, post_id, stage_value, valid_id
-from ..games import NotFound, ServiceError, board_counts, counts_text
+from ..edge import MAX_INT, AnnouncementIndex, FlagId, GameId
+from ..forms import MAX_SEED, field, parse_int, parse_options, parse_seats, post_id, stage_value
+from ..games import ServiceError, board_counts, counts_text
 from ..models import Director, Game
 from ..views import director_page
 from ..web import DirectorForm, DirectorGame, DirectorGameForm, DirectorLogin, OwnedGameForm, Web, WebDep
@@ -184,7 +185,7 @@ def god(
 
 
 @router.get("/d/g/{game_id}", response_class=HTMLResponse)
-def god_view(request: Request, game_id: int, web: WebDep, owned: DirectorGame) -> Response:
+def god_view(request: Request, game_id: GameId, web: WebDep, owned: DirectorGame) -> Response:
     return god(web, request, owned.director, owned.csrf, game_id)
 
 
@@ -211,7 +212,7 @@ async def god_action(request: Request, web: Web, owned: OwnedGameForm, act: Act)
 
 
 @router.post("/d/g/{game_id}/command", response_class=HTMLResponse)
-async def god_command(request: Request, game_id: int, web: WebDep, owned: DirectorGameForm) -> Response:
+async def god_command(request: Request, game_id: GameId, web: WebDep, owned: DirectorGameForm) -> Response:
     def act(form: FormData, at: str) -> str:
         skill = field(form.get("skill"))
         if skill not in DIRECTOR_SKILLS:
@@ -227,7 +228,7 @@ async def god_command(request: Request, game_id: int, web: WebDep, owned: Direct
 
 
 @router.post("/d/g/{game_id}/proxy-vote", response_class=HTMLResponse)
-async def god_proxy(request: Request, game_id: int, web: WebDep, owned: DirectorGameForm) -> Response:
+async def god_proxy(request: Request, game_id: GameId, web: WebDep, owned: DirectorGameForm) -> Response:
     def act(form: FormData, at: str) -> str:
         player, target = field(form.get("player")), field(form.get("target"))
         web.service.proxy_vote(game_id, player, target, at)
@@ -237,7 +238,7 @@ async def god_proxy(request: Request, game_id: int, web: WebDep, owned: Director
 
 
 @router.post("/d/g/{game_id}/thread-post", response_class=HTMLResponse)
-async def god_thread_post(request: Request, game_id: int, web: WebDep, owned: DirectorGameForm) -> Response:
+async def god_thread_post(request: Request, game_id: GameId, web: WebDep, owned: DirectorGameForm) -> Response:
     def act(form: FormData, at: str) -> str:
         post = web.service.director_post(game_id, field(form.get("text")), reply_to=post_id(form))
         return f"已在讨论帖发言（{post.phase}）"
@@ -246,7 +247,7 @@ async def god_thread_post(request: Request, game_id: int, web: WebDep, owned: Di
 
 
 @router.post("/d/g/{game_id}/extend", response_class=HTMLResponse)
-async def god_extend(request: Request, game_id: int, web: WebDep, owned: DirectorGameForm) -> Response:
+async def god_extend(request: Request, game_id: GameId, web: WebDep, owned: DirectorGameForm) -> Response:
     def act(form: FormData, at: str) -> str:
         minutes = parse_int(field(form.get("minutes")), "延长分钟数", -60 * 24 * 14, 60 * 24 * 14)
         if minutes is None:
@@ -258,7 +259,7 @@ async def god_extend(request: Request, game_id: int, web: WebDep, owned: Directo
 
 
 @router.post("/d/g/{game_id}/publish", response_class=HTMLResponse)
-async def god_publish(request: Request, game_id: int, web: WebDep, owned: DirectorGameForm) -> Response:
+async def god_publish(request: Request, game_id: GameId, web: WebDep, owned: DirectorGameForm) -> Response:
     def act(form: FormData, at: str) -> str:
         upto = parse_int(field(form.get("upto")), "公示序号", 0, 10**6)
         if upto is None:
@@ -270,7 +271,9 @@ async def god_publish(request: Request, game_id: int, web: WebDep, owned: Direct
 
 
 @router.post("/d/g/{game_id}/announcements/{idx}", response_class=HTMLResponse)
-async def god_announcement(request: Request, game_id: int, idx: int, web: WebDep, owned: DirectorGameForm) -> Response:
+async def god_announcement(
+    request: Request, game_id: GameId, idx: AnnouncementIndex, web: WebDep, owned: DirectorGameForm
+) -> Response:
     """One pending 公示: 修改 (the director's wording), 扣留 / 取消扣留, or 单独发布."""
 
     def act(form: FormData, at: str) -> str:
@@ -290,7 +293,7 @@ async def god_announcement(request: Request, game_id: int, idx: int, web: WebDep
 
 
 @router.post("/d/g/{game_id}/substitute", response_class=HTMLResponse)
-async def god_substitute(request: Request, game_id: int, web: WebDep, owned: DirectorGameForm) -> Response:
+async def god_substitute(request: Request, game_id: GameId, web: WebDep, owned: DirectorGameForm) -> Response:
     def act(form: FormData, at: str) -> str:
         name = field(form.get("player"))
         person = field(form.get("person"))
@@ -301,7 +304,7 @@ async def god_substitute(request: Request, game_id: int, web: WebDep, owned: Dir
 
 
 @router.post("/d/g/{game_id}/status", response_class=HTMLResponse)
-async def god_status(request: Request, game_id: int, web: WebDep, owned: DirectorGameForm) -> Response:
+async def god_status(request: Request, game_id: GameId, web: WebDep, owned: DirectorGameForm) -> Response:
     def act(form: FormData, at: str) -> str:
         action = field(form.get("action"))
         web.service.set_status(game_id, action, at)
@@ -311,11 +314,11 @@ async def god_status(request: Request, game_id: int, web: WebDep, owned: Directo
 
 
 @router.post("/d/g/{game_id}/flags", response_class=HTMLResponse)
-async def god_flags(request: Request, game_id: int, web: WebDep, owned: DirectorGameForm) -> Response:
+async def god_flags(request: Request, game_id: GameId, web: WebDep, owned: DirectorGameForm) -> Response:
     """潜水 flags in bulk: the ticked ones are all 判罚 or all 忽略."""
 
     def act(form: FormData, at: str) -> str:
-        ids = [parse_int(field(v), "潜水记录", 1, 2**31 - 1) for v in form.getlist("flag")]
+        ids = [parse_int(field(v), "潜水记录", 1, MAX_INT) for v in form.getlist("flag")]
         chosen = [i for i in ids if i is not None]
         issue = field(form.get("action")) == "issue"
         n = web.service.resolve_flags(game_id, chosen, issue, at)
@@ -324,20 +327,9 @@ async def god_flags(request: Request, game_id: int, web: WebDep, owned: Director
     return await god_action(request, web, owned, act)
 
 
-def _flag_id(flag_id: int) -> int:
-    """Checked before the login, as it always was."""
-    if not valid_id(flag_id):
-        raise NotFound("没有这条潜水记录")
-    return flag_id
-
-
 @router.post("/d/g/{game_id}/flags/{flag_id}", response_class=HTMLResponse)
 async def god_flag(
-    request: Request,
-    game_id: int,
-    flag_id: Annotated[int, Depends(_flag_id)],
-    web: WebDep,
-    owned: DirectorGameForm,
+    request: Request, game_id: GameId, flag_id: FlagId, web: WebDep, owned: DirectorGameForm
 ) -> Response:
     def act(form: FormData, at: str) -> str:
         issue = field(form.get("action")) == "issue"
@@ -348,7 +340,7 @@ async def god_flag(
 
 
 @router.get("/d/g/{game_id}/export.json")
-def god_export(game_id: int, web: WebDep, _owned: DirectorGame) -> Response:
+def god_export(game_id: GameId, web: WebDep, _owned: DirectorGame) -> Response:
     data = web.service.export(game_id)
     headers = {"Content-Disposition": f'attachment; filename="banshe-game-{game_id}.json"'}
     return JSONResponse(data, headers=headers)
@@ -363,5 +355,5 @@ def review(web: Web, request: Request, game_id: int, allowed: bool, back: tuple[
 
 
 @router.get("/d/g/{game_id}/review", response_class=HTMLResponse)
-def god_review(request: Request, game_id: int, web: WebDep, _owned: DirectorGame) -> Response:
+def god_review(request: Request, game_id: GameId, web: WebDep, _owned: DirectorGame) -> Response:
     return review(web, request, game_id, allowed=True, back=(f"/d/g/{game_id}", "返回导演页面"))

@@ -110,9 +110,15 @@ async def player_action(
     request: Request, web: Web, me: PlayerForm, page: str, act: Callable[[Seat, FormData], str]
 ) -> Response:
     seat, form, token = me.seat, me.form, me.token
+
+    def submit() -> str:
+        # through this link: a 替补 committed since the link was resolved stores nothing (store.ACTING_LINK)
+        with web.service.as_link(token):
+            return web.service.once(seat.game_id, key, lambda: act(seat, form))
+
     try:
         key = field(form.get(idem.KEY_FIELD))
-        done = await run_in_threadpool(web.service.once, seat.game_id, key, lambda: act(seat, form))
+        done = await run_in_threadpool(submit)
     except ServiceError as exc:
         draft = {k: field(form.get(k)) for k in ("text", "group", "reply_to", "skill") if field(form.get(k))}
         fresh = await run_in_threadpool(web.service.seat_by_token, token)  # a 替补 meanwhile: the link died
