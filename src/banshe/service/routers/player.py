@@ -15,6 +15,7 @@ from starlette.datastructures import FormData
 
 from .. import auth, security
 from .. import idempotency as idem
+from ..edge import MAX_INT, form_int
 from ..forms import command_from_form, field, post_id
 from ..games import GameService, ServiceError
 from ..models import Seat
@@ -42,12 +43,16 @@ def player(
     draft = dict(draft or {})
     by_id = {i.post_id: i for i in ctx["items"] if i.post_id}
     if not draft:  # 回复此楼 / 改票（回复此楼） links name a post id (a number), never text
-        raw = request.query_params.get("reply", "")
-        if raw.isdigit() and len(raw) <= 12 and int(raw) in by_id:
-            draft["reply_to"] = raw
+        try:  # edge.form_int: ASCII digits in range ("²" is a digit to isdigit, not to int)
+            reply_to = form_int(request.query_params.get("reply", ""), "reply", 1, MAX_INT)
+        except ValueError:
+            reply_to = None
+        if reply_to is not None and reply_to in by_id:
+            draft["reply_to"] = str(reply_to)
             if request.query_params.get("change") == "1":
                 draft["text"] = "改票对象：\n改票理由："
-    reply = by_id.get(int(draft["reply_to"])) if draft.get("reply_to", "").isdigit() else None
+    raw_reply = draft.get("reply_to", "")
+    reply = by_id.get(int(raw_reply)) if raw_reply.isascii() and raw_reply.isdigit() and len(raw_reply) <= 12 else None
     ctx.update(
         {
             "version": viewer_version(ctx),
