@@ -32,6 +32,15 @@ from banshe.service.app import Settings, create_app
 from banshe.service.models import Seat
 
 CSRF_RE = re.compile(r'name="csrf-token" content="([^"]+)"')
+# one client address stands for every simulated player here: issue 25's per-client, per-link and
+# per-seat limits (docs/deploy.md) would measure themselves, so the benchmark lifts them
+BENCH_LIMITS = {
+    "BANSHE_CONNECTIONS_PER_CLIENT": "1000000",
+    "BANSHE_SSE_PER_LINK": "1000",
+    "BANSHE_SSE_PER_GAME": "1000000",
+    "BANSHE_POSTS_PER_MINUTE": "1000000",
+    "BANSHE_POST_CHARS_PER_PHASE": "1000000000",
+}
 
 
 def _port() -> int:
@@ -123,6 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     proc = subprocess.Popen(
         [sys.executable, "-m", "banshe", "serve", "--port", str(port), "--database-url", db, "--log-level", "warning"],
         stdout=subprocess.DEVNULL,
+        env={**os.environ, **BENCH_LIMITS},
     )
     try:
         base = f"http://127.0.0.1:{port}"

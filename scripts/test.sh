@@ -15,6 +15,19 @@ if command -v dpkg-query >/dev/null && { ! have_pkg chromium || ! have_pkg fonts
     echo "警告：缺少 chromium 或 fonts-wqy-microhei，且无法安装（需要 root）；端到端测试将跳过" >&2
   fi
 fi
+# The service is tested behind nginx with docs/deploy.md's settings (tests/service/test_abuse_load.py):
+# Debian's nginx, installed without starting it (a policy-rc.d that denies, when none is there).
+if command -v dpkg-query >/dev/null && ! have_pkg nginx && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  echo "安装 nginx（只为测试，不启动服务）…"
+  made_policy=0
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d && made_policy=1
+  fi
+  apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nginx >/dev/null || \
+    echo "警告：nginx 安装失败；nginx 测试将跳过" >&2
+  if [ "$made_policy" = 1 ]; then rm -f /usr/sbin/policy-rc.d; fi
+fi
 # The Ray backend is tested on a real local Ray instance: the `ray` extra adds 13-29 s and about
 # 250 MB to a fresh install (measured 2026-11-30). BANSHE_SKIP_RAY=1 leaves it out (its test skips).
 if [ "${BANSHE_SKIP_RAY:-0}" != "1" ]; then

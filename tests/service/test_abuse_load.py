@@ -164,14 +164,14 @@ def test_one_link_cannot_exhaust_the_server(kind: str, tmp_path: Path, request: 
         # 300 live streams of one link from one address (more than the process has descriptors)
         attack = open_many(port, "127.0.0.2", 300, stream)
         answers = [first_line(s) for s in attack]
-        assert sum(1 for a in answers if a.startswith(b"HTTP/1.1 200")) == 4  # the per-link cap
-        assert all(a.startswith((b"HTTP/1.1 200", b"HTTP/1.1 429", b"HTTP/1.1 503")) or not a for a in answers)
         # every other player is still served: pages and his own stream
         assert served(port, f"/p/{links['饺子']}/thread") == 200
         other = connect(port, "127.0.0.3")
         other.sendall(f"GET /p/{links['饺子']}/events HTTP/1.1\r\nHost: x\r\n\r\n".encode())
         assert first_line(other).startswith(b"HTTP/1.1 200")
         other.close()
+        assert sum(1 for a in answers if a.startswith(b"HTTP/1.1 200")) == 4  # the per-link cap
+        assert all(a.startswith((b"HTTP/1.1 200", b"HTTP/1.1 429", b"HTTP/1.1 503")) or not a for a in answers)
         # the same link from other addresses (behind a proxy, say) still gets no fifth stream
         more = open_many(port, "127.0.0.4", 10, stream)
         assert not any(first_line(s).startswith(b"HTTP/1.1 200") for s in more)
@@ -236,7 +236,7 @@ def test_one_link_cannot_flood_the_thread(kind: str, tmp_path: Path, request: py
         for t in threads:
             t.join()
         took = time.monotonic() - started
-        per_minute = Settings().posts_per_minute
+        per_minute = 12  # BANSHE_POSTS_PER_MINUTE's default
         assert len(accepted) <= per_minute + int(took * per_minute / 60) + 1, len(accepted)
         assert refused and all(r == "429 True" for r in refused), refused[:5]
         with httpx.Client(base_url=base, timeout=10) as client:
