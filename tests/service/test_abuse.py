@@ -410,5 +410,8 @@ def test_live_streams_are_capped_per_link(harness: Harness) -> None:
     caps.release(game, name)
     assert h.client.get(f"/p/{links[name]}/events").status_code == 200  # its place came back
     assert caps.open(game) == caps.per_link - 1
+    caps.per_game = caps.open(game)  # the game is full: any other link waits too
+    r = h.client.get(f"/p/{links['包子']}/events")
+    assert r.status_code == 429 and "这局游戏打开的实时连接过多" in r.text
     with h.service.sessions() as s:
         assert s.scalar(select(func.count(Seat.id)).where(Seat.game_id == game)) == 14
