@@ -224,12 +224,13 @@ class Thread(Store):
             return row
 
     def _check_flood(self, s: Session, game: Game, author: str, phase: str, size: int, now: float) -> None:
-        """Flood control (security.PostLimits): a seat's post rate, and its characters in the thread
-        and its groups this phase (counted from the database once per process, then kept)."""
+        """Flood control (security.PostLimits): a seat's post rate, and its characters in the thread,
+        its groups and its refused speech this phase (counted from the database once per process,
+        then kept)."""
         limits = self.post_limits
         if not limits.known(game.id, author, phase):
             chars = 0
-            for table in (Post, GroupMessage):
+            for table in (Post, GroupMessage, RefusedPost):
                 chars += int(
                     s.scalar(
                         select(func.coalesce(func.sum(func.length(table.text)), 0)).where(
