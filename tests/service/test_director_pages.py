@@ -110,8 +110,14 @@ def test_lurk_flags_in_bulk_and_the_feigned_idiot_is_not_flagged_for_not_voting(
     state = h.service.read(game)[1]
     assert state.chars["锅贴"].marks.get("feigned") and state.is_alive("锅贴")
     _close(h, game)  # the night
-    # 第3天: everyone but the 白痴 (who may not vote) votes
+    # 第3天: everyone but the 白痴 (who may not vote) votes; the day runs its length (潜水 is
+    # judged only then: the days closed early above left no flags)
     _vote(h, game, links, "汤圆", skip="锅贴")
+    with h.service.sessions() as s:
+        assert not s.scalars(select(LurkFlag).where(LurkFlag.game_id == game)).all()
+        due = h.service.current_deadline(s, game)
+        assert due is not None
+        h.clock.now = due.due_at
     _close(h, game)
     with h.service.sessions() as s:
         flags = s.scalars(select(LurkFlag).where(LurkFlag.game_id == game, LurkFlag.phase == "第3天")).all()
@@ -319,4 +325,6 @@ def test_announcements_can_be_edited_withheld_and_copied_as_one_post(harness: Ha
     assert "复制本日公示（BBCode）" in god
     codes = re.findall(r'<textarea id="day-bbcode-\d+" class="day-bbcode"[^>]*>(.*?)</textarea>', god, re.S)
     day1 = [c for c in codes if "【第1天公示】" in c]
-    assert day1 and day1[0].count("[color=#0000FF]") >= 2
+    # in the director's reserved style (the forum desk's), with the 票型 that the thread shows
+    assert day1 and day1[0].count("[color=#FF0000]") >= 3 and "票型：饺子→饺子" in day1[0]
+    assert day1[0].startswith("[size=6][color=#FF0000][b]【第1天公示】")

@@ -14,6 +14,10 @@ from typing import Any
 
 OPEN = "open"  # vote posts show as posted
 HALF_PUBLIC = "half_public"  # vote posts hidden until the day closes
+# the font the rules reserve for the director's 公示 (its BBCode body): red #FF0000 (品茗 违规判定
+# 6(1): players may use neither red nor size 6), or size 6 where players may write in red (沉寂与取酒)
+DIRECTOR_RED = "red"
+DIRECTOR_LARGE = "large"
 
 
 @dataclass(frozen=True)
@@ -27,6 +31,7 @@ class ThreadPolicy:
     lurk_no_vote: bool = False  # 潜水: no vote on a day that was not accelerated
     lurk_card: str = "card_yellow"
     request_cutoff_minutes: int = 0  # 加速/延时 requests count until N minutes before the day ends
+    director_font: str = DIRECTOR_RED  # the 公示's BBCode body (DIRECTOR_RED or DIRECTOR_LARGE)
     # the default schedule's entries (see banshe.service.schedule): start_minutes, day_end,
     # min_day_hours, stages (a list, one per night stage, or one value for all), prompt_minutes_day,
     # prompt_minutes_night, weekend_extra_day, auto_accelerate_below; a missing key takes the

@@ -225,5 +225,6 @@ class Deadlines(Store):
             if state.accelerated:
                 self._apply(s, game, state, Command(DIRECTOR, DELAY), "requests", now)
             until = f"，{sched.local_text(close.due_at, sched.zone(game.timezone))}关门" if close is not None else ""
-            s.add(notice(game.id, label, f"申请延时成功（{count}/{len(alive)}）：{label}延长一天{until}。", now))
+            text = f"申请延时成功（{count}/{len(alive)}）：{label}延长一天{until}。"
+            s.add(notice(game.id, label, text, now, game.auto_publish))
             return f"申请延时成功（{count}/{len(alive)}），讨论日延长一天"

@@ -8,7 +8,7 @@ import secrets
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from ..engine.commands import DIRECTOR, Command
+from ..engine.commands import CLOSE_PHASE, DIRECTOR, Command
 from ..engine.events import Event
 from ..engine.model import GameState
 from . import pgsync
@@ -16,7 +16,7 @@ from . import schedule as sched
 from .errors import NotFound, ServiceError
 from .forum_models import forum_day_counts
 from .models import Announcement, DayRecord, Deadline, Game, LurkFlag, Post, Seat
-from .notices import notice
+from .notices import notice, publish_notices
 from .store import Store
 
 
@@ -38,12 +38,17 @@ class Direction(Store):
                 .group_by(Post.author)
             ):
                 counts[author] = int(n)
-        s.add(DayRecord(game_id=game.id, phase=label, accelerated=state.accelerated, counts=counts, created_at=anchor))
+        # 潜水 is judged on a day that ran its length only (rulings: 潜水与提前关门): a day the
+        # director closed before its 关门 time is exempt, as a day under 执行加速 is
+        close = self.current_deadline(s, game.id)
+        cut_short = close is not None and close.skill == CLOSE_PHASE and anchor < close.due_at
+        exempt = state.accelerated or cut_short
+        s.add(DayRecord(game_id=game.id, phase=label, accelerated=exempt, counts=counts, created_at=anchor))
         s.flush()
         rs = self.ruleset(game)
         policy = sched.policy_for(rs)
-        if state.accelerated:
-            return  # 执行加速时，发言不足或未投票者将不被判罚
+        if exempt:
+            return  # 执行加速时（或提前关门的讨论日），发言不足或未投票者将不被判罚
         if forum is not None:  # the thread's 潜水 cases (never 0 posts in banshe's own, empty thread)
             for name, reason in forum[1]:
                 s.add(
@@ -158,7 +163,7 @@ class Direction(Store):
             )
             s.add(new)
             # 更换替补…照常公示 (seed 000); the new person's name stays in the director's records
-            s.add(notice(game.id, state.phase.label, f"{name}更换替补。", self.clock()))
+            s.add(notice(game.id, state.phase.label, f"{name}更换替补。", self.clock(), game.auto_publish))
             s.flush()
             return new
 
@@ -196,5 +201,6 @@ class Direction(Store):
                     )
                 ):
                     ann.published_at = now
+                publish_notices(s, game.id, now)
             else:
                 raise ServiceError("未知的操作")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from starlette.datastructures import FormData
@@ -61,17 +62,26 @@ def stage_value(text: str) -> int | str | None:
     return int(text) if text.isascii() and text.isdigit() and len(text) <= 12 else text
 
 
-def parse_seats(text: str) -> tuple[list[str], dict[str, str] | None]:
-    """One seat a line: `名字` (identities dealt by the seeded RNG) or `名字 身份` (entered by hand)."""
+def parse_seats(text: str, role_names: Collection[str] = ()) -> tuple[list[str], dict[str, str] | None]:
+    """One seat a line: `名字` (identities dealt by the seeded RNG) or `名字 身份` (entered by hand).
+    `role_names`: the ruleset's identities (and their aliases), so that a name written with a
+    space ("雨打 芭蕉") is refused as one, not read as a name and an unknown identity."""
     players: list[str] = []
     roles: dict[str, str] = {}
-    for raw in text.splitlines():
+    for number, raw in enumerate(text.splitlines(), 1):
         line = raw.replace("：", " ").replace(":", " ").strip()
         if not line:
             continue
         parts = line.split()
+        if role_names and len(parts) >= 2 and parts[-1] not in role_names:
+            raise ValueError(
+                f"座位表第{number}行“{raw.strip()}”：“{parts[-1]}”不是本规则的身份；"
+                "角色名不能含空格（名字与身份之间用一个空格分开）"
+            )
         if len(parts) > 2:
-            raise ValueError(f"座位表格式有误：“{raw.strip()}”（每行“名字”或“名字 身份”）")
+            raise ValueError(
+                f"座位表第{number}行“{raw.strip()}”格式有误：角色名不能含空格（每行“名字”或“名字 身份”）"
+            )
         players.append(parts[0])
         if len(parts) == 2:
             roles[parts[0]] = parts[1]
@@ -119,7 +129,11 @@ def command_from_form(rs: Ruleset, actor: str, form: FormData) -> Command:
             raise ServiceError("内容过长")
         return Command(actor, skill, text=text or None)
     if spec.shape == MANY_TARGETS:
-        raw = field(form.get("targets")).replace(",", "、").replace("，", "、").replace(" ", "、")
-        return Command(actor, skill, tuple(t for t in raw.split("、") if t))
+        # one picker per place (爱神之箭's pair, 拍刀's knives), or one typed list "甲、乙"
+        names: list[str] = []
+        for value in form.getlist("targets"):
+            raw = field(value).replace(",", "、").replace("，", "、").replace(" ", "、")
+            names += [t for t in raw.split("、") if t]
+        return Command(actor, skill, tuple(names))
     target = field(form.get("target")).strip()
     return Command(actor, skill, (target,) if target else ())

@@ -46,6 +46,7 @@ from starlette.datastructures import FormData, UploadFile
 
 from ..engine.commands import CHANGE_VOTE, CLOSE_PHASE, CLOSE_STAGE, DIRECTOR, VOTE, Command, IllegalCommand
 from ..engine.core import apply_in_place
+from ..engine.view import view
 from ..engine.events import FEEDBACK, GROUP, NOTICE, PLAYER
 from ..engine.model import DAY, GameState, Phase
 from ..forum.count import CountError, Options, count, parse_close
@@ -55,6 +56,7 @@ from ..forum.fetch import FETCH_FAILED, FetchError, Limits
 from ..forum.remote import ForumSession, thread_id
 from ..rulesets.registry import find_ruleset
 from ..scenario import to_command
+from . import bbcode
 from . import schedule as sched
 from . import security
 from .edge import MAX_INT, DayId, GameId, OptionalDayId, form_int
@@ -63,6 +65,7 @@ from .forum_models import ForumDay, ForumLink, ForumOverride, ForumPublication, 
 from .games import GameService, NotFound, ServiceError, public_announcements
 from .models import Announcement, Director, Game, Post
 from .sealing import SealError, seal, unseal
+from .views import desk_choices, tally_lines
 
 log = logging.getLogger("banshe.forum")
 MAX_UPLOAD = 20 * 1024 * 1024
@@ -78,11 +81,9 @@ T = TypeVar("T")
 
 
 def forum_bbcode(rs_id: str, phase: str, text: str) -> str:
-    """A 公示 in the director's reserved fonts: red #FF0000 and size 6 (品茗 违规判定 6(1): players may
-    use neither); 沉寂与取酒 lets players use red, so its body is set in size 6 instead."""
-    head = f"[size=6][color=#FF0000][b]【{phase}公示】[/b][/color][/size]"
-    body = f"[size=6]{text}[/size]" if rs_id in ("chenji",) else f"[color=#FF0000]{text}[/color]"
-    return f"{head}\n{body}"
+    """A 公示 in the director's reserved fonts (the service's one renderer, service/bbcode.py: red
+    #FF0000 and size 6 where players may use neither, 品茗 违规判定 6(1); size 6 in 沉寂与取酒)."""
+    return bbcode.announcement(find_ruleset(rs_id), phase, text)
 
 
 def allow_private() -> bool:
@@ -527,20 +528,26 @@ class ForumDesk:
         except IllegalCommand as exc:
             raise ServiceError(exc.reason) from None
         self.service.submit(game_id, cmd, source="director")
-        return f"已代{player}提交<{skill.strip()}>"
+        return f"已代{player}提交<{rs.skill_name(cmd.skill)}>"
 
     # -- the 公示 on the forum ---------------------------------------------------------------------
     def _publishable(self, game_id: int) -> list[tuple[int, str, str]]:
-        """(idx, phase, text) of every published 公示, as the thread showed them (the director's edits)."""
-        _game, state = self.service.read(game_id)
+        """(idx, phase, text) of every published 公示, as the thread showed them (the director's edits,
+        the 票型 with a day's result)."""
+        game, state = self.service.read(game_id)
         engine = public_announcements(state)
+        tallies = tally_lines(find_ruleset(game.ruleset), state, view(state, None)["events"])
         with self.service.sessions() as s:
             rows = s.scalars(
                 select(Announcement)
                 .where(Announcement.game_id == game_id, Announcement.published_at.is_not(None))
                 .order_by(Announcement.idx)
             ).all()
-            return [(a.idx, a.phase, a.text or engine[a.idx].text) for a in rows if a.idx < len(engine)]
+            return [
+                (a.idx, a.phase, _with_tally(a.text or engine[a.idx].text, tallies.get(a.idx)))
+                for a in rows
+                if a.idx < len(engine)
+            ]
 
     def post_announcement(self, game_id: int, idx: int) -> str:
         """Post one published 公示 to the forum thread as the director, once: the 公示 is claimed
@@ -658,10 +665,11 @@ class ForumDesk:
         engine = public_announcements(state)
         with self.service.sessions() as s:
             rows = {a.idx: a for a in s.scalars(select(Announcement).where(Announcement.game_id == game_id))}
+        tallies = tally_lines(rs, state, view(state, None)["events"])
         announcements: list[dict[str, Any]] = []
         for i, e in enumerate(engine):
             row = rows.get(i)
-            text = (row.text if row is not None and row.text else None) or e.text
+            text = _with_tally((row.text if row is not None and row.text else None) or e.text, tallies.get(i))
             announcements.append(
                 {
                     "idx": i,
@@ -687,6 +695,7 @@ class ForumDesk:
             "inputs": [v for v in effective if v["accepted"]],
             "overrides": self.overrides(current.id) if current else [],
             "alive": [n for n in state.order if state.is_alive(n)],
+            "choices": desk_choices(state),
             "announcements": announcements[::-1],
             "link": link,
             "is_day": state.phase.kind == DAY and not state.settling and not state.over,
@@ -863,7 +872,12 @@ def install(app: FastAPI, web: Any) -> ForumDesk:
     async def forum_act(request: Request, game_id: GameId) -> Response:
         async def act(form: FormData) -> tuple[str, int | None]:
             done = await run_in_threadpool(
-                desk.proxy, game_id, _text(form.get("player")), _text(form.get("skill")), _text(form.get("targets"))
+                desk.proxy,
+                game_id,
+                _text(form.get("player")),
+                _text(form.get("skill")),
+                # one picker per place, or a typed list (空格或顿号分隔)
+                " ".join(_text(t) for t in form.getlist("targets") if _text(t)),
             )
             return done, None
 
@@ -890,6 +904,10 @@ def install(app: FastAPI, web: Any) -> ForumDesk:
 
 def _posted(row: ForumPublication | None) -> bool:
     return row is not None and row.status == "posted"
+
+
+def _with_tally(text: str, tally: str | None) -> str:
+    return f"{text}\n{tally}" if tally else text
 
 
 def _text(value: Any) -> str:

@@ -44,7 +44,7 @@ from ..rulesets.registry import get_ruleset
 from . import schedule as sched
 from .games import GameService, NotFound
 from .models import Deadline, Game, GroupMessage, Post, Seat
-from .notices import DIRECTOR_POST_KIND, NOTICE_KIND
+from .notices import DIRECTOR_POST_KIND, NOTICE_KIND, UNPUBLISHED_NOTICES, published_notices
 from .views import ThreadItem, deadline_view, hides_votes, post_item, quote_of, thread_items
 from .views import _actions as actions
 
@@ -216,7 +216,7 @@ class Feed:
         game, state = svc.read(self.game_id)
         with svc.sessions() as s:
             deadline = svc.current_deadline(s, self.game_id)
-            published = svc.published_count(s, self.game_id)
+            published = (svc.published_count(s, self.game_id), published_notices(s, self.game_id))
             seats = int(s.scalar(select(func.count(Seat.id)).where(Seat.game_id == self.game_id)) or 0)
             head = int(s.scalar(select(func.max(Post.id)).where(Post.game_id == self.game_id)) or 0)
             chat_head = int(
@@ -250,7 +250,11 @@ class Feed:
             if structural:
                 self._rebase(s, game, state)
             else:
-                step.posts = [self._fragment(p, game, state, hide) for p in new_posts]
+                for p in new_posts:
+                    if p.vote_kind in UNPUBLISHED_NOTICES:  # the director's alone until he publishes it
+                        self._post_cursor = p.id
+                    else:
+                        step.posts.append(self._fragment(p, game, state, hide))
                 new_chats = s.scalars(
                     select(GroupMessage)
                     .where(GroupMessage.game_id == self.game_id, GroupMessage.id > self._chat_cursor)
@@ -259,7 +263,8 @@ class Feed:
                 for m in new_chats:
                     self._chat_cursor = m.id
                     n = self._chat_counts[m.group_name] = self._chat_counts.get(m.group_name, 0) + 1
-                    step.chats.append((m.group_name, self.live.render("_chat_item.html", m=m, n=n)))
+                    html = self.live.render("_chat_item.html", m=m, n=n, tz=game.timezone)
+                    step.chats.append((m.group_name, html))
         if first:
             self.steps.append(step)
             return

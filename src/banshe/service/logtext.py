@@ -108,6 +108,8 @@ def command_sentence(rs: Ruleset, phase: str, cmd: dict[str, Any], row: Row | No
         return f"{phase} {who}{'执行加速' if skill == ACCELERATE else '取消加速（延时）'}{note}"
     if skill in (CLOSE_STAGE, CLOSE_PHASE, PROMPT_TIMEOUT):
         what = {CLOSE_STAGE: "关闭当前夜晚阶段", CLOSE_PHASE: "立即关门结算", PROMPT_TIMEOUT: "判定当前回应超时"}[skill]
+        if skill == CLOSE_STAGE and row is not None and _stage_name(rs, row.stage):
+            what = f"关闭夜晚阶段〈{_stage_name(rs, row.stage)}〉"  # which one (two such lines read alike)
         return f"{phase} 导演 {what}{note}"
     if skill in (VOTE, CHANGE_VOTE):
         verb = "投票" if skill == VOTE else "改票"

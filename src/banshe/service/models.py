@@ -172,7 +172,8 @@ class PlayerRequest(Base):
 
 
 class DayRecord(Base):
-    """Each closed day's post counts and whether it was accelerated (for 潜水)."""
+    """Each closed day's post counts and whether it is exempt from 潜水 (`accelerated`: the day
+    ran under 执行加速, or was closed before its 关门 time)."""
 
     __tablename__ = "day_records"
     __table_args__ = (UniqueConstraint("game_id", "phase", name="uq_day_records"),)

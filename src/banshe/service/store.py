@@ -39,6 +39,7 @@ from .board import check_board
 from .errors import Conflict, NotFound, ServiceError
 from .models import Announcement, CommandRow, Deadline, Game, Seat, Submission
 from .names import check_names
+from .notices import publish_notices
 
 MAX_TEXT = 5000
 MAX_NOTE = 500
@@ -423,6 +424,7 @@ class Store(ABC):
                 )
             ):
                 row.published_at = anchor
+            publish_notices(s, game.id, anchor)
         if state.phase.label != game.phase_label:
             game.phase_label = state.phase.label
             game.phase_started_at = anchor

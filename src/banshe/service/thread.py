@@ -8,14 +8,21 @@ from sqlalchemy.orm import Session
 
 from ..engine.commands import ABSTAIN, CHANGE_VOTE, CLOSE_PHASE, DIRECTOR, VOTE, Command
 from ..engine.model import GameState
-from ..engine.view import is_legal
+from ..engine.view import is_legal, legal_commands
 from ..forum import VoteFormatError, VotePost, parse_vote
 from . import schedule as sched
 from .errors import NotFound, ServiceError, TooMany
 from .models import Announcement, Game, GroupMessage, Post, RefusedPost
 from .names import clean_post
 from .names import key as name_key
-from .notices import DIRECTOR_POST_KIND, NOTICE_KIND
+from .notices import (
+    DIRECTOR_POST_KIND,
+    NOTICE_KIND,
+    NOTICE_KINDS,
+    NOTICE_PENDING,
+    NOTICE_WITHHELD,
+    publish_notices,
+)
 from .store import MAX_TEXT, Store, public_announcements
 
 
@@ -115,7 +122,7 @@ class Thread(Store):
             replied = self._replied(s, game, reply_to)
             row = _new_post(game, state, author, body, replied, by_director, now)
             if vote is not None:
-                target = self._resolve_target(state, vote.target)
+                target = self._resolve_target(state, vote.target, author, body)
                 if vote.kind == CHANGE_VOTE or by_director:
                     self._check_change_window(s, game, now, "代投" if by_director else "改票")
                 reply_rule = vote.kind == CHANGE_VOTE and not by_director and sched.policy_for(rs).change_vote_reply
@@ -136,7 +143,7 @@ class Thread(Store):
         if reply_to is None:
             return None
         row = s.get(Post, reply_to)
-        if row is None or row.game_id != game.id or row.vote_kind == NOTICE_KIND:
+        if row is None or row.game_id != game.id or row.vote_kind in NOTICE_KINDS:
             raise ServiceError("回复的楼层不存在")
         return row
 
@@ -159,14 +166,50 @@ class Thread(Store):
             raise ServiceError("改票无效：改票需回复原投票楼层（请点击自己投票帖下的“改票（回复此楼）”）")
 
     @staticmethod
-    def _resolve_target(state: GameState, written: str) -> str:
+    def _resolve_target(state: GameState, written: str, voter: str = "", body: str = "") -> str:
         wanted = name_key(written)
         if wanted == ABSTAIN:
             return ABSTAIN
         for name in state.order:
             if name_key(name) == wanted:
                 return name
-        raise ServiceError(f"投票无效：投票对象“{written}”不是本局的角色（弃权请填写“弃权”）")
+        reason = f"投票无效：投票对象“{written}”不是本局的角色（弃权请填写“弃权”）"
+        # a near miss (雨打芭焦 for 雨打芭蕉) among the targets the rules allow this voter: offered,
+        # never applied without the player's click
+        allowed = [c.targets[0] for c in legal_commands(state, voter) if c.skill in (VOTE, CHANGE_VOTE) and c.targets]
+        near = near_name(written, [n for n in allowed if n != ABSTAIN])
+        if near is not None and body:
+            raise NearMiss(f"{reason}。你是不是想投：{near}？", near, _corrected(body, written, near))
+        raise ServiceError(reason)
+
+    def vote(self, game_id: int, author: str, target: str, reason: str) -> Post:
+        """The vote picker's post: `target` chosen from the engine's legal votes, written in the
+        forum format (投票对象/投票理由, or 改票 once voted); a 改票 replies to the author's own
+        vote floor where the ruleset asks for it (品茗)."""
+        target, reason = target.strip(), reason.strip()
+        if not target:
+            raise ServiceError("请选择投票对象")
+        if "\n" in target or len(target) > 64:
+            raise ServiceError("投票对象有误")
+        with self.lock(game_id):
+            game, state = self.read(game_id)
+            word = "改票" if author in state.votes else "投票"
+            reply_to: int | None = None
+            if word == "改票" and sched.policy_for(self.ruleset(game)).change_vote_reply:
+                with self.sessions() as s:
+                    reply_to = s.scalar(
+                        select(Post.id)
+                        .where(
+                            Post.game_id == game_id,
+                            Post.author == author,
+                            Post.phase == state.phase.label,
+                            Post.vote_kind == VOTE,
+                        )
+                        .order_by(Post.id.desc())
+                        .limit(1)
+                    )
+            text = f"{word}对象：{target}\n{word}理由：{reason}"
+            return self.post(game_id, author, text, reply_to=reply_to)
 
     def _check_change_window(self, s: Session, game: Game, now: float, what: str) -> None:
         minutes = sched.policy_for(self.ruleset(game)).no_change_minutes
@@ -263,7 +306,42 @@ class Thread(Store):
             for row in rows:
                 row.published_at = now
                 row.withheld = False
-            return len(rows)
+            # the service's own notices (替补, 延时) that came before go out with them, in order
+            notices = 0 if only else publish_notices(s, game.id, now, max(r.created_at for r in rows))
+            return len(rows) + notices
+
+    def _pending_notice(self, s: Session, game: Game, post_id: int) -> Post:
+        row = s.get(Post, post_id)
+        if row is None or row.game_id != game.id or row.vote_kind not in NOTICE_KINDS:
+            raise NotFound("没有这条公示")
+        if row.vote_kind == NOTICE_KIND:
+            raise ServiceError("这条公示已经发布，不能再修改或扣留")
+        return row
+
+    def review_notice(self, game_id: int, post_id: int, action: str, text: str = "", at: str | None = None) -> str:
+        """The director's review of one of the service's notices (替补, 延时): 发布 (also a
+        withheld one), 扣留, 取消扣留, or 修改 (its wording; empty: unchanged)."""
+        with self._tx(game_id) as (s, game):
+            self._check_at(game, self.state_of(s, game), at)
+            row = self._pending_notice(s, game, post_id)
+            if action == "publish":
+                row.vote_kind, row.created_at = NOTICE_KIND, self.clock()
+                return "已发布这条公示"
+            if action in ("withhold", "release"):
+                wanted = NOTICE_WITHHELD if action == "withhold" else NOTICE_PENDING
+                if row.vote_kind == wanted:
+                    raise ServiceError("这条公示已经扣留" if action == "withhold" else "这条公示没有被扣留")
+                row.vote_kind = wanted
+                return "公示已扣留，不会随“发布到此条”发出" if action == "withhold" else "公示已放回待发布"
+            if action == "edit":
+                body = text.strip()
+                if len(body) > MAX_TEXT:
+                    raise ServiceError(f"公示过长（最多{MAX_TEXT}字）")
+                if not body:
+                    raise ServiceError("公示不能为空")
+                row.text = body
+                return "公示已修改（发布前仍可再改）"
+            raise ServiceError("未知的操作")
 
     def _pending_announcement(self, s: Session, game: Game, idx: int) -> Announcement:
         row = s.scalar(select(Announcement).where(Announcement.game_id == game.id, Announcement.idx == idx))
@@ -295,6 +373,55 @@ class Thread(Store):
             if row.withheld == withheld:
                 raise ServiceError("这条公示已经扣留" if withheld else "这条公示没有被扣留")
             row.withheld = withheld
+
+
+class NearMiss(ServiceError):
+    """A vote for a name that is not in the game but close to one the voter may vote for: the
+    refusal carries the suggestion and the post's text with it (for the player to confirm)."""
+
+    def __init__(self, reason: str, suggestion: str, corrected: str) -> None:
+        super().__init__(reason)
+        self.suggestion = suggestion
+        self.corrected = corrected
+
+
+def near_name(written: str, names: list[str]) -> str | None:
+    """The one name `written` most likely meant: one character off for names up to five
+    characters (two for longer ones), or a part of it at least two characters long; None when
+    nothing is that close or two names are equally close."""
+    wanted = name_key(written)
+    if not wanted:
+        return None
+    scored: list[tuple[int, str]] = []
+    for name in names:
+        key = name_key(name)
+        distance = _edits(wanted, key)
+        if distance <= (1 if len(key) <= 5 else 2) or (len(wanted) >= 2 and (wanted in key or key in wanted)):
+            scored.append((distance, name))
+    if not scored:
+        return None
+    scored.sort()
+    if len(scored) > 1 and scored[0][0] == scored[1][0]:
+        return None
+    return scored[0][1]
+
+
+def _edits(a: str, b: str) -> int:
+    """Levenshtein distance (insertions, deletions, substitutions)."""
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, cb in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
+    return row[-1]
+
+
+def _corrected(body: str, written: str, name: str) -> str:
+    """The post with its vote target replaced (the first `written` after the label's 对象)."""
+    at = body.find(written, max(0, body.find("对象")))
+    if at < 0:
+        return body
+    return body[:at] + name + body[at + len(written) :]
 
 
 def _text(text: str) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -15,6 +16,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ..engine.commands import (
+    ABSTAIN,
     CARD_BLUE,
     CARD_RED,
     CARD_YELLOW,
@@ -28,16 +30,17 @@ from ..engine.commands import (
     Command,
     IllegalCommand,
 )
-from ..engine.core import apply_in_place
+from ..engine.core import GameEnded, apply_in_place, replay
 from ..engine.events import ACCEPTED, ANNOUNCE, FEEDBACK, NOTICE
 from ..engine.model import DAY, NIGHT, START, GameState
-from ..engine.ruleset import MANY_TARGETS, NO_TARGET, ONE_TARGET, SUCCESSOR, TEAR_BADGE, Ruleset
-from ..engine.view import legal_commands, view
-from . import logtext
+from ..engine.ruleset import MANY_TARGETS, NO_TARGET, ONE_TARGET, SUCCESSOR, TEAR_BADGE, YES_NO, Ruleset
+from ..engine.view import is_legal, legal_commands, view
+from ..rulesets.thread_policy import ThreadPolicy
+from . import bbcode, logtext
 from . import schedule as sched
 from .games import GameService
 from .models import Announcement, CommandRow, Deadline, Game, GroupMessage, LurkFlag, Post, RefusedPost, Seat
-from .notices import DIRECTOR_POST_KIND, NOTICE_KIND
+from .notices import DIRECTOR_POST_KIND, NOTICE_KIND, NOTICE_WITHHELD, UNPUBLISHED_NOTICES
 
 
 @dataclass
@@ -66,26 +69,24 @@ class Action:
     targets: list[str] = field(default_factory=list)
     submitted: str = ""
     hint: str = ""
+    slots: list[list[str]] = field(default_factory=list)  # a many-target skill: each place's choices
 
 
-def bbcode(phase: str, text: str) -> str:
-    """A 公示 ready to paste into a Discuz! thread."""
-    return f"[size=4][b]【{phase}公示】[/b][/size]\n[color=#0000FF]{text}[/color]"
-
-
-def day_bbcode(phase: str, texts: list[str]) -> str:
-    """A whole phase's published 公示 as one Discuz! post (复制本日公示)."""
-    body = "\n".join(f"[color=#0000FF]{t}[/color]" for t in texts)
-    return f"[size=4][b]【{phase}公示】[/b][/size]\n{body}"
-
-
-def command_text(rs: Ruleset, cmd: dict[str, Any]) -> str:
-    targets = "、".join(cmd.get("targets", []))
-    extra = cmd.get("text") or ("" if cmd.get("answer") is None else ("是" if cmd["answer"] else "否"))
+def own_command_text(rs: Ruleset, cmd: dict[str, Any]) -> str:
+    """One's own submission as his page says it, without his own name: "预言 → 包子", "投票 → 弃权",
+    "装傻：是", "遗言：……"."""
+    skill = str(cmd["skill"])
+    name = {VOTE: "投票", CHANGE_VOTE: "改票"}.get(skill) or rs.skill_name(skill)
+    targets = "、".join(cmd.get("targets") or [])
+    if skill in (VOTE, CHANGE_VOTE):
+        return f"{name} → {targets or ABSTAIN}"
     if cmd.get("amount") is not None:
-        extra = f"{cmd['amount']}分"
-    actor = cmd["actor"]
-    return f"{actor}：{rs.skill_name(cmd['skill'])} {targets}{extra}".rstrip()
+        return f"{name}：{cmd['amount']}分"
+    if cmd.get("answer") is not None:
+        return f"{name}：{'是' if cmd['answer'] else '否'}"
+    if cmd.get("text"):
+        return f"{name}：{cmd['text']}"
+    return f"{name} → {targets}" if targets else name
 
 
 def deadline_info(
@@ -128,6 +129,17 @@ def vote_tallies(state: GameState, events: list[dict[str, Any]]) -> dict[str, st
     return out
 
 
+def tally_lines(rs: Ruleset, state: GameState, events: list[dict[str, Any]]) -> dict[int, str]:
+    """The 票型 each 公示 carries, by its index among the public 公示: a closed day's last one
+    (its result), where the ruleset's votes are open posts (ThreadPolicy.tally_in_result)."""
+    if not sched.policy_for(rs).tally_in_result:
+        return {}
+    tallies = vote_tallies(state, events)
+    announces = [e for e in events if e["kind"] == ANNOUNCE]
+    last_of = {e["phase"]: i for i, e in enumerate(announces)}  # a day's last 公示: its result
+    return {last_of[phase]: line for phase, line in tallies.items() if phase in last_of}
+
+
 def thread_items(
     s: Session,
     svc: GameService,
@@ -142,8 +154,7 @@ def thread_items(
     rs = svc.ruleset(game)
     rows = s.scalars(select(Announcement).where(Announcement.game_id == game.id).order_by(Announcement.idx)).all()
     announces = [e for e in events if e["kind"] == ANNOUNCE]
-    tallies = vote_tallies(state, events) if sched.policy_for(rs).tally_in_result else {}
-    last_of = {e["phase"]: i for i, e in enumerate(announces)}  # a day's last 公示: its result
+    tallies = tally_lines(rs, state, events)
     items: list[ThreadItem] = []
     for row in rows:
         if row.idx >= len(announces) or (row.published_at is None and not director):
@@ -151,18 +162,9 @@ def thread_items(
         e = announces[row.idx]
         kind = "announce" if row.published_at is not None else "pending"
         text = row.text or e["text"]  # the director's edit replaces the engine's wording
-        if e["phase"] in tallies and last_of[e["phase"]] == row.idx:
-            text = f"{text}\n{tallies[e['phase']]}"
-        items.append(
-            ThreadItem(
-                row.published_at or row.created_at,
-                kind,
-                "导演",
-                text,
-                e["phase"],
-                bbcode=bbcode(e["phase"], text),
-            )
-        )
+        if row.idx in tallies:
+            text = f"{text}\n{tallies[row.idx]}"
+        items.append(ThreadItem(row.published_at or row.created_at, kind, "导演", text, e["phase"]))
     hide_votes = hides_votes(rs, state, director)
     replies: dict[int, int] = {}
     changed = {
@@ -175,6 +177,8 @@ def thread_items(
     }
     own_vote: int | None = None
     for p in s.scalars(select(Post).where(Post.game_id == game.id).order_by(Post.id)):
+        if p.vote_kind in UNPUBLISHED_NOTICES and not director:
+            continue  # the service's notice waits for the director's review
         if p.reply_to is not None:
             replies[p.id] = p.reply_to
         item = post_item(p, hide_votes, state.phase.label, viewer)
@@ -198,7 +202,70 @@ def thread_items(
         quoted, reply = by_post.get(target), by_post.get(pid)
         if quoted is not None and reply is not None:
             reply.quote = quote_of(quoted)
+    for item in items:
+        if item.kind in ("announce", "pending"):
+            item.bbcode = bbcode.announcement(rs, item.phase, item.text)
     return items
+
+
+# the thread by page (the forum's habit): a fixed number of floors a page, the last page first
+PAGE_SIZE = 20
+
+
+def day_tab(phase: str) -> str:
+    """The 第N天 tab a phase's floors are listed under: 第N天 and the night after it (第N夜, whose
+    公示 and posts come before 第N+1天); 开局 is its own tab."""
+    if phase.startswith("第") and phase.endswith("夜"):
+        return phase[:-1] + "天"
+    return phase
+
+
+@dataclass
+class ThreadPage:
+    """One page of the thread as a viewer asked for it (`day`: one 第N天 tab, "" for all)."""
+
+    items: list[ThreadItem]
+    page: int
+    pages: int
+    day: str
+    days: list[str]
+    newest: bool  # the thread's newest page: floors posted meanwhile are appended to it live
+    total: int
+
+    @property
+    def numbers(self) -> list[int | None]:
+        """The page links to show: the first, the last and two either side of this one (None: a gap)."""
+        wanted = sorted({1, self.pages, *range(max(1, self.page - 2), min(self.pages, self.page + 2) + 1)})
+        out: list[int | None] = []
+        for n in wanted:
+            if out and n - (out[-1] or 0) > 1:
+                out.append(None)
+            out.append(n)
+        return out
+
+
+def thread_page(items: list[ThreadItem], page: int | None = None, day: str = "", current: str = "") -> ThreadPage:
+    """Page `page` (None: the last one; with a `day`, its first) of the thread or of one day's tab.
+    `current`: the game's phase now (its tab's last page also takes live floors)."""
+    days = list(dict.fromkeys(day_tab(i.phase) for i in items))
+    if day and day not in days:
+        day = ""
+    chosen = [i for i in items if day_tab(i.phase) == day] if day else items
+    pages = max(1, -(-len(chosen) // PAGE_SIZE))
+    if page is None:
+        page = 1 if day else pages
+    page = min(max(1, page), pages)
+    newest = page == pages and (not day or day == day_tab(current))
+    start = (page - 1) * PAGE_SIZE
+    return ThreadPage(chosen[start : start + PAGE_SIZE], page, pages, day, days, newest, len(chosen))
+
+
+def page_of_floor(items: list[ThreadItem], floor: int) -> int | None:
+    """The page (of the whole thread) that holds floor `floor`."""
+    for i, item in enumerate(items):
+        if item.floor == floor:
+            return i // PAGE_SIZE + 1
+    return None
 
 
 def quote_of(quoted: ThreadItem) -> dict[str, Any]:
@@ -221,9 +288,10 @@ def hides_votes(rs: Ruleset, state: GameState, director: bool = False) -> bool:
 def post_item(p: Post, hide_votes: bool, label: str, viewer: str | None) -> ThreadItem:
     """One post of the 讨论帖 as `viewer` sees it (no floor, time or quote yet: `thread_items`
     and the live feed number them)."""
-    if p.vote_kind == NOTICE_KIND:  # the service's own 公示 (a day lengthened by 延时)
-        line = bbcode(p.phase, p.text)
-        return ThreadItem(p.created_at, "announce", p.author, p.text, p.phase, bbcode=line, post_id=p.id)
+    if p.vote_kind == NOTICE_KIND:  # the service's own 公示 (替补, a day lengthened by 延时)
+        return ThreadItem(p.created_at, "announce", p.author, p.text, p.phase, post_id=p.id)
+    if p.vote_kind in UNPUBLISHED_NOTICES:  # the director's view of one waiting for his review
+        return ThreadItem(p.created_at, "pending", p.author, p.text, p.phase, post_id=p.id)
     if p.vote_kind == DIRECTOR_POST_KIND:
         return ThreadItem(p.created_at, "post", p.author, p.text, p.phase, None, True, post_id=p.id, director_post=True)
     if hide_votes and p.vote_kind and p.phase == label and p.author != viewer:
@@ -235,18 +303,21 @@ def post_item(p: Post, hide_votes: bool, label: str, viewer: str | None) -> Thre
 
 
 def _actions(rs: Ruleset, state: GameState, me: str, events: list[dict[str, Any]]) -> list[Action]:
+    """The skills `me` may post now, each with the targets the engine would accept (its legal
+    commands: a role's declared candidates, checked by the engine), never matched by name."""
     legal = [c for c in legal_commands(state, me) if c.skill not in (VOTE, CHANGE_VOTE)]
-    order = {n: i for i, n in enumerate(state.order)}
     by_skill: dict[str, list[Command]] = {}
     for c in legal:
         by_skill.setdefault(c.skill, []).append(c)
+    probes: dict[str, GameState] = {}  # the state a skill's choices were found in
     submitted: dict[str, str] = {}
     for e in events:
         if e["kind"] == ACCEPTED and e["phase"] == state.phase.label:
             cmd = e["data"]["command"]
             if cmd["actor"] == me and cmd["skill"] not in (VOTE, CHANGE_VOTE):
-                submitted[cmd["skill"]] = command_text(rs, cmd)
-    # a night / 开局 submission can be replaced until its stage closes
+                submitted[cmd["skill"]] = own_command_text(rs, cmd)
+    # a night / 开局 submission can be replaced until its stage closes: its choices are what the
+    # engine would accept had it not been posted (the game replayed without it)
     if not state.settling and state.phase.kind in (NIGHT, START):
         for skill in submitted:
             spec = rs.skills.get(skill)
@@ -255,26 +326,68 @@ def _actions(rs: Ruleset, state: GameState, me: str, events: list[dict[str, Any]
                 continue
             if state.phase.kind == NIGHT and (stage is None or stage < state.stage):
                 continue
-            by_skill[skill] = [Command(me, skill, (n,)) for n in state.alive_names()]
+            probes[skill], by_skill[skill] = _legal_without(state, me, skill)
     out: list[Action] = []
     for skill, cmds in by_skill.items():
         spec = rs.skills.get(skill)
-        if spec is None:
+        if spec is None or not cmds:
             continue
         targets: list[str] = []
-        if spec.shape not in (MANY_TARGETS,):
-            seen = {c.targets[0] for c in cmds if c.targets}
-            targets = sorted((t for t in seen if t in order), key=lambda t: order[t])
-            if spec.shape == SUCCESSOR and TEAR_BADGE in seen:
-                targets.append(TEAR_BADGE)
+        slots: list[list[str]] = []
         hint = ""
         if spec.shape == MANY_TARGETS:
-            hint = "按顺序填写目标，用“、”分隔。可选：" + "、".join(state.alive_names())
+            slots = _slots(probes.get(skill, state), cmds)
+            hint = f"按顺序选择{len(slots)}个目标" if slots else ""
+        elif spec.shape in (ONE_TARGET, SUCCESSOR):
+            seen = {c.targets[0] for c in cmds if c.targets}
+            targets = [t for t in state.order if t in seen]
+            if spec.shape == SUCCESSOR and TEAR_BADGE in seen:
+                targets.append(TEAR_BADGE)
         stage = rs.stage_of(skill)
         if state.phase.kind == NIGHT and stage is not None:
             hint = (hint + " " if hint else "") + f"（{rs.night_stages[stage].name}）"
-        out.append(Action(skill, spec.name, spec.shape, targets, submitted.get(skill, ""), hint))
+        out.append(Action(skill, spec.name, spec.shape, targets, submitted.get(skill, ""), hint, slots))
     return out
+
+
+def _legal_without(state: GameState, me: str, skill: str) -> tuple[GameState, list[Command]]:
+    """`me`'s legal commands of `skill` in the game replayed without his last submission of it
+    (what a replacement may choose), and that replayed game; none when the replay fails."""
+    idx = max((i for i, c in enumerate(state.commands) if c.actor == me and c.skill == skill), default=None)
+    if idx is None:
+        return state, []
+    probe = state.clone()
+    probe.commands = state.commands[:idx] + state.commands[idx + 1 :]
+    try:
+        rebuilt = replay(probe)
+    except (IllegalCommand, GameEnded, KeyError, ValueError):
+        return state, []
+    return rebuilt, [c for c in legal_commands(rebuilt, me) if c.skill == skill]
+
+
+def _slots(state: GameState, cmds: list[Command]) -> list[list[str]]:
+    """A many-target skill's pickers (爱神之箭's pair, 拍刀's knives): as many as its legal commands
+    name targets, each offering the characters the engine accepts in that place (every name tried
+    in a legal command's place, one check each)."""
+    sample = cmds[0]
+    count = len(sample.targets)
+    if not count or any(len(c.targets) != count for c in cmds):
+        return []
+    slots: list[list[str]] = []
+    for place in range(count):
+        names: list[str] = []
+        for name in state.order:
+            if any(c.targets[place] == name for c in cmds):
+                names.append(name)
+                continue
+            others = list(sample.targets)
+            if name in others:  # swapped into this place
+                others[others.index(name)] = others[place]
+            others[place] = name
+            if is_legal(state, Command(sample.actor, sample.skill, tuple(others))) is None:
+                names.append(name)
+        slots.append(names)
+    return slots
 
 
 # irreversible actions ask for confirmation on the page (issue 12): 决战, 投降, 行刺, 死节, 拍刀
@@ -344,10 +457,12 @@ def player_page(svc: GameService, seat: Seat) -> dict[str, Any]:
     ]
     for e in private:
         if e["kind"] == ACCEPTED:
-            e["text"] = "你提交了：" + command_text(rs, e["data"]["command"])
+            e["text"] = "你提交了：" + own_command_text(rs, e["data"]["command"])
     charges = {
         rs.skill_name(k): n for k, n in v["me"].get("charges", {}).items() if k in rs.skills or k in ENGINE_SKILL_NAMES
     }
+    policy = sched.policy_for(rs)
+    actions = _actions(rs, state, seat.name, v["events"])
     return {
         "game": game,
         "rs": rs,
@@ -355,7 +470,8 @@ def player_page(svc: GameService, seat: Seat) -> dict[str, Any]:
         "me": v["me"],
         "charges": charges,
         "private": private,
-        "actions": _actions(rs, state, seat.name, v["events"]),
+        "actions": actions,
+        "later": later_tonight(rs, state, seat.name, actions),
         "packs": {g: pack_status(rs, state, v["events"], list(m)) for g, m in groups.items()},
         "irreversible": IRREVERSIBLE,
         "deadline": deadline,
@@ -367,8 +483,54 @@ def player_page(svc: GameService, seat: Seat) -> dict[str, Any]:
         "is_day": state.phase.kind == DAY and not state.settling,
         "my_vote": v.get("my_vote"),
         "post_count": post_count,
-        "policy": sched.policy_for(rs),
+        "policy": policy,
+        "vote_choice": vote_choice(state, seat.name, policy),
+        "red_pending": seat.name in red_pending(state),
     }
+
+
+def vote_choice(state: GameState, me: str, policy: ThreadPolicy) -> dict[str, Any] | None:
+    """The vote picker: 投票 or 改票 and the targets the engine accepts from `me` now (its legal
+    commands, 弃权 last); None when he may not vote. The post it makes is the forum format."""
+    cmds = [c for c in legal_commands(state, me) if c.skill in (VOTE, CHANGE_VOTE)]
+    if not cmds:
+        return None
+    skill = cmds[0].skill
+    seen = {c.targets[0] for c in cmds if c.targets}
+    targets = [n for n in state.order if n in seen] + ([ABSTAIN] if ABSTAIN in seen else [])
+    change = skill == CHANGE_VOTE
+    return {
+        "skill": skill,
+        "word": "改票" if change else "投票",
+        "targets": targets,
+        "reply": change and policy.change_vote_reply,
+    }
+
+
+def later_tonight(rs: Ruleset, state: GameState, me: str, actions: list[Action]) -> list[str]:
+    """The night skills `me` holds (his identity's declared skills, his group's) whose stage comes
+    later tonight: the current stage's deadline is not his ("〈杀人〉在〈狼人行动〉阶段")."""
+    if state.phase.kind != NIGHT or state.settling or not state.is_alive(me):
+        return []
+    c = state.chars[me]
+    role = rs.role_table.get(c.role)
+    now = {a.skill for a in actions}
+    out: list[str] = []
+    for sid, spec in rs.skills.items():
+        stage = rs.stage_of(sid)
+        if stage is None or stage <= state.stage or sid in now or spec.prompt or c.charges.get(sid, 1) <= 0:
+            continue
+        held = (role is not None and sid in role.skills) or (
+            bool(spec.members_of) and me in state.groups.get(spec.members_of, ())
+        )
+        if held:
+            out.append(f"〈{spec.name}〉在〈{rs.night_stages[stage].name}〉阶段")
+    return out
+
+
+def red_pending(state: GameState) -> list[str]:
+    """Who holds a 红牌 given by day, 罚下 once the day's vote is settled (engine: settle_red_cards)."""
+    return list(state.acts.get("red_pending", ()))
 
 
 def director_page(svc: GameService, game_id: int) -> dict[str, Any]:
@@ -382,6 +544,11 @@ def director_page(svc: GameService, game_id: int) -> dict[str, Any]:
         flags = list(s.scalars(select(LurkFlag).where(LurkFlag.game_id == game.id).order_by(LurkFlag.id)))
         refused = list(s.scalars(select(RefusedPost).where(RefusedPost.game_id == game.id).order_by(RefusedPost.id)))
         rows = s.scalars(select(Announcement).where(Announcement.game_id == game.id).order_by(Announcement.idx)).all()
+        waiting_notices = list(
+            s.scalars(
+                select(Post).where(Post.game_id == game.id, Post.vote_kind.in_(UNPUBLISHED_NOTICES)).order_by(Post.id)
+            )
+        )
         commands = s.scalars(
             select(CommandRow)
             .where(CommandRow.game_id == game.id, CommandRow.superseded.is_(False))
@@ -389,29 +556,56 @@ def director_page(svc: GameService, game_id: int) -> dict[str, Any]:
         ).all()
         log_rows = [logtext.Row(c.source, c.note, c.stage, c.created_at) for c in commands]
         notes = [(c.skill, c.payload, c.note, c.phase) for c in commands if c.skill in PENALTY_SKILLS]
+        chats: dict[str, list[GroupMessage]] = {}
+        for m in s.scalars(select(GroupMessage).where(GroupMessage.game_id == game.id).order_by(GroupMessage.id)):
+            chats.setdefault(m.group_name, []).append(m)
     announces = [e for e in v["events"] if e["kind"] == ANNOUNCE]
-    pending_items = []
-    day_posts: dict[str, list[str]] = {}
+    tallies = tally_lines(rs, state, v["events"])
+    pending_items: list[dict[str, Any]] = []
     for r in rows:
-        if r.idx >= len(announces):
+        if r.idx >= len(announces) or r.published_at is not None:
             continue
+        phase = announces[r.idx]["phase"]
         original = announces[r.idx]["text"]
         text = r.text or original
-        if r.published_at is not None:
-            day_posts.setdefault(r.phase, []).append(text)
-            continue
+        # the preview is the 公示 as it will be posted: the day's result with its 票型
+        shown = f"{text}\n{tallies[r.idx]}" if r.idx in tallies else text
         pending_items.append(
             {
+                "kind": "announce",
+                "key": r.idx,
                 "idx": r.idx,
-                "phase": announces[r.idx]["phase"],
+                "phase": phase,
                 "text": text,
+                "shown": shown,
                 "original": original,
                 "edited": r.text is not None,
                 "withheld": r.withheld,
-                "bbcode": bbcode(announces[r.idx]["phase"], text),
+                "bbcode": bbcode.announcement(rs, phase, shown),
+                "at": r.created_at,
             }
         )
-    day_codes = [(phase, day_bbcode(phase, texts)) for phase, texts in day_posts.items()]
+    for p in waiting_notices:  # the service's own notices (替补, 延时) wait for review too
+        pending_items.append(
+            {
+                "kind": "notice",
+                "key": p.id,
+                "phase": p.phase,
+                "text": p.text,
+                "shown": p.text,
+                "original": p.text,
+                "edited": False,
+                "withheld": p.vote_kind == NOTICE_WITHHELD,
+                "bbcode": bbcode.announcement(rs, p.phase, p.text),
+                "at": p.created_at,
+            }
+        )
+    pending_items.sort(key=lambda x: x["at"])
+    day_posts: dict[str, list[str]] = {}
+    for item in items:
+        if item.kind == "announce":
+            day_posts.setdefault(item.phase, []).append(item.text)
+    day_codes = [(phase, bbcode.day(rs, phase, texts)) for phase, texts in day_posts.items()]
     day_codes.reverse()  # the latest first
     # who played each character: a 替补 is the second link row of its character
     people: dict[str, list[Seat]] = {}
@@ -423,6 +617,7 @@ def director_page(svc: GameService, game_id: int) -> dict[str, Any]:
         for x in rows_[1:]
     ]
     log_lines = logtext.log_lines(rs, state.log, log_rows, extra)
+    review_lines = logtext.log_lines(rs, state.log, log_rows, extra, include_announce=True)
     phase_actions = [x.text for x in log_lines if x.kind == ACCEPTED and x.phase == state.phase.label]
     preview: list[str] = []
     preview_error = ""
@@ -441,6 +636,12 @@ def director_page(svc: GameService, game_id: int) -> dict[str, Any]:
         tz = sched.zone(game.timezone)
         plan = sched.night_preview(rs, game.schedule, svc.clock(), tz)
         night_plan = [(name, sched.local_text(due, tz)[5:]) for name, due in plan]
+    outs = {o.player: f"{o.phase.label}·{o.cause}" for o in state.outs}
+    reds = red_pending(state)
+    for seat_view in v["seats"]:
+        seat_view["status_text"] = seat_status(rs, seat_view, outs, reds)
+    over = state.over or game.status == "ended"
+    proxy = proxy_choices(state) if not over else {}
     return {
         "game": game,
         "rs": rs,
@@ -452,13 +653,14 @@ def director_page(svc: GameService, game_id: int) -> dict[str, Any]:
         "links": links,
         "flags": flags,
         "refused": refused,
+        "pending_flags": [f for f in flags if f.status == "pending"],
         "pending": pending_items,
         "phase_actions": phase_actions,
         "preview": preview,
         "preview_error": preview_error,
         "night_plan": night_plan,
         "log": log_lines,
-        "timeline": _timeline(log_lines),
+        "timeline": _timeline(review_lines),
         "day_votes": _day_votes(v["events"]),
         "day_codes": day_codes,
         "penalties": penalties,
@@ -466,11 +668,49 @@ def director_page(svc: GameService, game_id: int) -> dict[str, Any]:
         "substituted": {n for n, rows_ in people.items() if len(rows_) > 1},
         "waiting": waiting,
         "custom_board": bool((game.settings or {}).get("custom_board")),
-        "outs": {o.player: f"{o.phase.label}·{o.cause}" for o in state.outs},
+        "outs": outs,
         "counts": _counts(items, state.phase.label),
-        "over": state.over or game.status == "ended",
+        "over": over,
+        "settling": v["settling"] and not over,
         "at": svc.position(state),
+        "chats": chats,
+        "proxy": proxy,
+        "proxy_targets": _by_target(proxy, state),
     }
+
+
+def _by_target(proxy: dict[str, list[str]], state: GameState) -> list[tuple[str, list[str]]]:
+    """代投's target list: each target once, with the voters who may vote for it."""
+    voters: dict[str, list[str]] = {}
+    for voter, targets in proxy.items():
+        for t in targets:
+            voters.setdefault(t, []).append(voter)
+    order = [*state.order, ABSTAIN]
+    return [(t, voters[t]) for t in order if t in voters]
+
+
+def seat_status(rs: Ruleset, seat: dict[str, Any], outs: dict[str, str], reds: list[str]) -> str:
+    """A seat's state in words for the director: 存活 / 出局（阶段·原因）, its statuses by their
+    declared names (癫狂, 濒死 …; never the engine's ids), and a 红牌 waiting for the day's vote."""
+    name = seat["name"]
+    if not seat["alive"]:
+        text = f"出局（{outs[name]}）" if name in outs else "出局"
+    elif name in reds:
+        text = "存活 · 红牌（本日投票结算后罚下）"
+    else:
+        text = "存活"
+    statuses = [rs.status_names.get(x, x) for x in seat.get("statuses", [])]
+    return text + (" · " + "、".join(statuses) if statuses else "")
+
+
+def proxy_choices(state: GameState) -> dict[str, list[str]]:
+    """代投: each character who may vote now and the targets the engine accepts from him (弃权 last)."""
+    out: dict[str, list[str]] = {}
+    for name in state.order:
+        seen = {c.targets[0] for c in legal_commands(state, name) if c.skill in (VOTE, CHANGE_VOTE) and c.targets}
+        if seen:
+            out[name] = [n for n in state.order if n in seen] + ([ABSTAIN] if ABSTAIN in seen else [])
+    return out
 
 
 PENALTY_SKILLS = frozenset({CARD_BLUE, CARD_YELLOW, CARD_RED, DEDUCT})
@@ -543,8 +783,9 @@ def _timeline(lines: list[logtext.LogLine]) -> list[tuple[str, list[logtext.LogL
     return out
 
 
-def _day_votes(events: list[dict[str, Any]]) -> list[tuple[str, list[tuple[str, str]]]]:
-    """Each day's final votes (a 改票 replaces the voter's earlier vote), voters in voting order."""
+def _day_votes(events: list[dict[str, Any]]) -> list[tuple[str, list[tuple[str, str]], str]]:
+    """Each day's final votes (a 改票 replaces the voter's earlier vote), voters in voting order,
+    and the day's tally (votes per target, most first; one a voter, before any weighting)."""
     days: dict[str, dict[str, str]] = {}
     for e in events:
         if e["kind"] != ACCEPTED:
@@ -553,7 +794,11 @@ def _day_votes(events: list[dict[str, Any]]) -> list[tuple[str, list[tuple[str, 
         if cmd["skill"] in (VOTE, CHANGE_VOTE):
             target = (cmd.get("targets") or ["弃权"])[0]
             days.setdefault(e["phase"], {})[cmd["actor"]] = target
-    return [(phase, list(votes.items())) for phase, votes in days.items()]
+    out = []
+    for phase, votes in days.items():
+        tally = "、".join(f"{target} {n}票" for target, n in Counter(votes.values()).most_common())
+        out.append((phase, list(votes.items()), tally))
+    return out
 
 
 def _counts(items: list[ThreadItem], phase: str) -> dict[str, int]:
@@ -580,3 +825,32 @@ def viewer_version(ctx: dict[str, Any]) -> str:
     }
     raw = json.dumps(seen, ensure_ascii=False, sort_keys=True, default=str)
     return hashlib.sha256(raw.encode()).hexdigest()[:20]
+
+
+def desk_choices(state: GameState) -> dict[str, Any]:
+    """The forum desk's 代投 pickers (an action a player sent the director privately): who may
+    act now, the skills each may use and, place by place, the targets the engine accepts for
+    each (player, skill) — from the legal commands, never from a role's name. Option lists carry
+    the keys they belong to (JSON in `data-for`: a player, or "player skill")."""
+    rs: Ruleset = state.rules
+    players: list[str] = []
+    skills: dict[str, tuple[str, list[str]]] = {}
+    slots: list[dict[str, list[str]]] = []
+    for name in state.order:
+        for a in _actions(rs, state, name, []):
+            places = a.slots or ([a.targets] if a.targets else [])
+            if a.shape == YES_NO:
+                places = [["是", "否"]]
+            if name not in players:
+                players.append(name)
+            skills.setdefault(a.skill, (a.name, []))[1].append(name)
+            for i, choices in enumerate(places):
+                while len(slots) <= i:
+                    slots.append({})
+                for choice in choices:
+                    slots[i].setdefault(choice, []).append(f"{name} {a.skill}")
+    return {
+        "players": players,
+        "skills": [(sid, label, who) for sid, (label, who) in skills.items()],
+        "slots": [list(place.items()) for place in slots],
+    }

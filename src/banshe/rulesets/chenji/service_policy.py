@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from ..thread_policy import HALF_PUBLIC, ThreadPolicy, declare
+from ..thread_policy import DIRECTOR_LARGE, HALF_PUBLIC, ThreadPolicy, declare
 from .rules import CHENJI
 
 THREAD_POLICY = declare(
     CHENJI.id,
     ThreadPolicy(
         vote_visibility=HALF_PUBLIC,  # counted half-publicly: vote posts hidden while voting
+        director_font=DIRECTOR_LARGE,  # players may write in red: the 公示 body is set in size 6
         # 特权行使时间: 最后一枪/装傻 21:40 之前, night stages 21:45 … 22:45 (declared on the
         # NightStage data); the seed gives no weekend rule and no automatic 加速
         schedule={

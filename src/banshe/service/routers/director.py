@@ -39,7 +39,7 @@ from ..edge import MAX_INT, AnnouncementIndex, FlagId, GameId
 from ..forms import MAX_SEED, field, parse_int, parse_options, parse_seats, post_id, stage_value
 from ..games import ServiceError, board_counts, counts_text
 from ..models import Director, Game
-from ..views import director_page
+from ..views import director_page, thread_page
 from ..web import DirectorForm, DirectorGame, DirectorGameForm, DirectorLogin, OwnedGameForm, Web, WebDep
 
 DIRECTOR_SKILLS = {
@@ -64,7 +64,8 @@ def _games(web: Web, director: Director) -> list[Game]:
 
 @router.get("/d", response_class=HTMLResponse)
 def director_home(request: Request, web: WebDep, login: DirectorLogin) -> Response:
-    ctx = {"director": login.director, "csrf": login.csrf, "games": _games(web, login.director), "error": ""}
+    games = _games(web, login.director)
+    ctx = {"director": login.director, "csrf": login.csrf, "games": games, "error": "", "nav_here": "home"}
     return web.render(request, "director_home.html", ctx)
 
 
@@ -83,6 +84,7 @@ def new_game_ctx(director: Director, csrf: str, ruleset: str, form: dict[str, st
         "form": form,
         "error": error,
         "timezone": sched.DEFAULT_TIMEZONE,
+        "nav_here": "new",
     }
 
 
@@ -100,7 +102,7 @@ async def new_game_post(request: Request, web: WebDep, login: DirectorForm) -> R
     except KeyError:
         return web.render(request, "new_game.html", new_game_ctx(director, csrf, "", fields, "未知的规则"), 400)
     try:
-        players, roles = parse_seats(fields.get("seats", ""))
+        players, roles = parse_seats(fields.get("seats", ""), {*rs.role_names, *rs.role_names.values()})
         options = parse_options(rs.options, form)
         seed = parse_int(fields.get("seed", ""), "随机种子", 0, MAX_SEED)
         schedule = {
@@ -179,9 +181,37 @@ def god(
             "director_skills": DIRECTOR_SKILLS,
             "base": str(request.base_url).rstrip("/"),
             "version": version,
+            # the god view shows the thread's newest page; every page is at /d/g/{id}/thread
+            "tp": thread_page(ctx["items"], None, "", ctx["v"]["phase"]),
+            "thread_base": f"/d/g/{game_id}/thread",
         }
     )
     return web.render(request, "god.html", ctx, status)
+
+
+def page_args(request: Request) -> tuple[int | None, str]:
+    """?page=N and ?day=第N天 of a thread page (None: the default page)."""
+    number = request.query_params.get("page", "")
+    return (int(number) if number.isdigit() and len(number) <= 6 else None), request.query_params.get("day", "")[:16]
+
+
+@router.get("/d/g/{game_id}/thread", response_class=HTMLResponse)
+def god_thread(request: Request, game_id: int, web: WebDep, owned: DirectorGame) -> Response:
+    """The whole thread as the director sees it (pending 公示 in place), by page and by day."""
+    ctx = director_page(web.service, game_id)
+    page, day = page_args(request)
+    ctx.update(
+        {
+            "director": owned.director,
+            "csrf": owned.csrf,
+            "error": "",
+            "ok": "",
+            "version": web.service.version(game_id),
+            "tp": thread_page(ctx["items"], page, day, ctx["v"]["phase"]),
+            "thread_base": f"/d/g/{game_id}/thread",
+        }
+    )
+    return web.render(request, "god_thread.html", ctx)
 
 
 @router.get("/d/g/{game_id}", response_class=HTMLResponse)
@@ -292,6 +322,18 @@ async def god_announcement(
     return await god_action(request, web, owned, act)
 
 
+@router.post("/d/g/{game_id}/notices/{post_id}", response_class=HTMLResponse)
+async def god_notice(request: Request, game_id: int, post_id: int, web: WebDep, owned: DirectorGameForm) -> Response:
+    """One of the service's own pending notices (替补, 延时): 发布, 扣留 / 取消扣留, 修改."""
+
+    def act(form: FormData, at: str) -> str:
+        if not valid_id(post_id):
+            raise NotFound("没有这条公示")
+        return web.service.review_notice(game_id, post_id, field(form.get("action")), field(form.get("text")), at)
+
+    return await god_action(request, web, owned, act)
+
+
 @router.post("/d/g/{game_id}/substitute", response_class=HTMLResponse)
 async def god_substitute(request: Request, game_id: GameId, web: WebDep, owned: DirectorGameForm) -> Response:
     def act(form: FormData, at: str) -> str:
@@ -350,7 +392,17 @@ def review(web: Web, request: Request, game_id: int, allowed: bool, back: tuple[
     ctx = director_page(web.service, game_id)
     if not allowed and not ctx["over"]:
         return web.message(request, "游戏结束后才能查看复盘", 403)
-    ctx.update({"back": back[0], "back_label": back[1]})
+    page, day = page_args(request)
+    ctx.update(
+        {
+            "back": back[0],
+            "back_label": back[1],
+            "tp": thread_page([i for i in ctx["items"] if i.kind != "pending"], page, day, ctx["v"]["phase"]),
+            "thread_base": request.url.path,
+            "thread_anchor": "#review-thread",
+            "thread_open": page is not None or bool(day),
+        }
+    )
     return web.render(request, "review.html", ctx)
 
 

@@ -6,6 +6,7 @@ check the form's CSRF token, an HMAC of the link); the action's command is built
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 from urllib.parse import quote
 
 from fastapi import APIRouter, Request
@@ -19,7 +20,8 @@ from ..edge import MAX_INT, form_int
 from ..forms import command_from_form, field, post_id
 from ..games import GameService, ServiceError
 from ..models import Seat
-from ..views import player_page, viewer_version
+from ..thread import NearMiss
+from ..views import page_of_floor, player_page, thread_page, viewer_version
 from ..web import PlayerForm, PlayerFormDep, PlayerSeatDep, Web, WebDep
 from .director import review
 
@@ -41,6 +43,7 @@ def player(
     text travels through a query string."""
     ctx = player_page(web.service, seat)
     draft = dict(draft or {})
+    suggest = draft.pop("suggest", None)
     by_id = {i.post_id: i for i in ctx["items"] if i.post_id}
     if not draft:  # 回复此楼 / 改票（回复此楼） links name a post id (a number), never text
         try:  # edge.form_int: ASCII digits in range ("²" is a digit to isdigit, not to int)
@@ -53,6 +56,17 @@ def player(
                 draft["text"] = "改票对象：\n改票理由："
     raw_reply = draft.get("reply_to", "")
     reply = by_id.get(int(raw_reply)) if raw_reply.isascii() and raw_reply.isdigit() and len(raw_reply) <= 12 else None
+    # the thread by page: ?page=N (default the newest), ?day=第N天 (from its first page)
+    try:
+        number = form_int(request.query_params.get("page", ""), "page", 1, MAX_INT)
+    except ValueError:
+        number = None
+    tp = thread_page(
+        ctx["items"],
+        None if draft else number,
+        "" if draft else request.query_params.get("day", "")[:16],
+        ctx["v"]["phase"],
+    )
     ctx.update(
         {
             "version": viewer_version(ctx),
@@ -64,6 +78,11 @@ def player(
             "draft": draft,
             "reply": reply,
             "reply_base": f"/p/{token}/thread",
+            "thread_base": f"/p/{token}/thread",
+            "tp": tp,
+            "suggest": {"name": suggest[0], "text": suggest[1], "reply_to": draft.get("reply_to", "")}
+            if suggest
+            else None,
         }
     )
     return web.render(request, "player.html" if page == "me" else "thread.html", ctx, status)
@@ -76,7 +95,22 @@ def player_home(request: Request, web: WebDep, me: PlayerSeatDep) -> Response:
 
 @router.get("/p/{token}/thread", response_class=HTMLResponse)
 def player_thread(request: Request, web: WebDep, me: PlayerSeatDep) -> Response:
+    try:  # 回复 N楼 / one's own new floor: the page that holds it
+        floor = form_int(request.query_params.get("floor", ""), "floor", 1, MAX_INT)
+    except ValueError:
+        floor = None
+    if floor is not None:
+        return RedirectResponse(floor_address(web, me.seat, me.token, floor), status_code=303)
     return player(web, request, me.token, me.seat, "thread")
+
+
+def floor_address(web: Web, seat: Seat, token: str, floor: int, ok: str = "") -> str:
+    """The thread page that holds `floor`, scrolled to it (`ok`: a signed flash message)."""
+    items = player_page(web.service, seat)["items"]
+    page = page_of_floor(items, floor)
+    path = f"/p/{token}/thread"
+    query = "&".join(x for x in (f"page={page}" if page else "", f"ok={ok}" if ok else "") if x)
+    return f"{path}{'?' + query if query else ''}#floor-{floor}"
 
 
 @router.get("/p/{token}/review", response_class=HTMLResponse)
@@ -112,7 +146,12 @@ def player_state(web: WebDep, me: PlayerSeatDep) -> Response:
 
 
 async def player_action(
-    request: Request, web: Web, me: PlayerForm, page: str, act: Callable[[Seat, FormData], str]
+    request: Request,
+    web: Web,
+    me: PlayerForm,
+    page: str,
+    act: Callable[[Seat, FormData], str],
+    draft_of: Callable[[FormData], dict[str, Any]] | None = None,
 ) -> Response:
     seat, form, token = me.seat, me.form, me.token
 
@@ -125,12 +164,33 @@ async def player_action(
         key = field(form.get(idem.KEY_FIELD))
         done = await run_in_threadpool(submit)
     except ServiceError as exc:
-        draft = {k: field(form.get(k)) for k in ("text", "group", "reply_to", "skill") if field(form.get(k))}
+        draft: dict[str, Any] = (
+            draft_of(form)
+            if draft_of is not None
+            else {k: field(form.get(k)) for k in ("text", "group", "reply_to", "skill") if field(form.get(k))}
+        )
+        if isinstance(exc, NearMiss) and page == "thread":
+            draft["suggest"] = (exc.suggestion, exc.corrected)
         fresh = await run_in_threadpool(web.service.seat_by_token, token)  # a 替补 meanwhile: the link died
         return await run_in_threadpool(player, web, request, token, fresh, page, exc.reason, exc.status, draft)
     suffix = "" if page == "me" else "/thread"
     path = f"/p/{token}{suffix}"
-    return RedirectResponse(f"{path}?ok={quote(security.sign_flash(web.secret, path, done))}", status_code=303)
+    ok = quote(security.sign_flash(web.secret, path, done))
+    if page == "thread" and done in POSTED:  # a post lands on its own floor (the page that holds it)
+        floor = await run_in_threadpool(own_floor, web, seat)
+        if floor:
+            address = await run_in_threadpool(floor_address, web, seat, token, floor, ok)
+            return RedirectResponse(address, status_code=303)
+    return RedirectResponse(f"{path}?ok={ok}", status_code=303)
+
+
+POSTED = ("投票已记录", "已发言")
+
+
+def own_floor(web: Web, seat: Seat) -> int:
+    """The floor of `seat`'s newest post (0: none)."""
+    items = player_page(web.service, seat)["items"]
+    return max((i.floor for i in items if i.post_id and i.author == seat.name and i.kind != "pending"), default=0)
 
 
 @router.post("/p/{token}/act", response_class=HTMLResponse)
@@ -153,6 +213,21 @@ async def player_post(request: Request, web: WebDep, me: PlayerFormDep) -> Respo
         return "投票已记录" if post.vote_kind else "已发言"
 
     return await player_action(request, web, me, "thread", act)
+
+
+@router.post("/p/{token}/vote", response_class=HTMLResponse)
+async def player_vote(request: Request, web: WebDep, me: PlayerFormDep) -> Response:
+    """The vote picker: a target the engine offers and a reason, posted in the forum format
+    (投票对象：… / 投票理由：…; a 改票 replies to the voter's own vote floor)."""
+
+    def act(seat: Seat, form: FormData) -> str:
+        post = web.service.vote(seat.game_id, seat.name, field(form.get("target")), field(form.get("reason")))
+        return "投票已记录" if post.vote_kind else "已发言"
+
+    def draft_of(form: FormData) -> dict[str, Any]:
+        return {"vote_target": field(form.get("target")), "vote_reason": field(form.get("reason"))}
+
+    return await player_action(request, web, me, "thread", act, draft_of)
 
 
 @router.post("/p/{token}/group", response_class=HTMLResponse)

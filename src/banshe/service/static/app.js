@@ -32,10 +32,47 @@
       }
     }
   });
+  // select all / none: data-check="selector" on a button, data-checked="1" or "0"
+  document.addEventListener("click", function (ev) {
+    var el = ev.target;
+    if (!el || !el.dataset || el.dataset.check === undefined) return;
+    ev.preventDefault();
+    document.querySelectorAll(el.dataset.check).forEach(function (box) { box.checked = el.dataset.checked === "1"; });
+  });
+  // a target list that depends on earlier choices (代投: the voter; the desk: the player and the
+  // skill): data-filter-by names those selects, each option's data-for is a JSON list of the keys
+  // it belongs to (their values joined by a space: names hold no spaces); the others are hidden
+  function filterOptions(source) {
+    document.querySelectorAll("select[data-filter-by]").forEach(function (sel) {
+      var ids = sel.dataset.filterBy.split(" ");
+      if (ids.indexOf("#" + source.id) < 0) return;
+      var key = ids.map(function (id) { var s = document.querySelector(id); return s ? s.value : ""; }).join(" ");
+      var keep = false;
+      Array.prototype.forEach.call(sel.options, function (opt) {
+        if (opt.dataset.for === undefined) return;
+        var ok = JSON.parse(opt.dataset.for).indexOf(key) >= 0;
+        opt.hidden = !ok;
+        opt.disabled = !ok;
+        if (ok && opt.selected) keep = true;
+      });
+      if (!keep) sel.value = "";
+    });
+  }
   document.addEventListener("change", function (ev) {
     var el = ev.target;
     if (el && el.hasAttribute && el.hasAttribute("data-autosubmit") && el.form) el.form.submit();
+    if (el && el.id && el.tagName === "SELECT") filterOptions(el);
   });
+  function initFilters() {
+    document.querySelectorAll("select[data-filter-by]").forEach(function (sel) {
+      sel.dataset.filterBy.split(" ").forEach(function (id) {
+        var source = document.querySelector(id);
+        if (source) filterOptions(source);
+      });
+    });
+  }
+  document.addEventListener("DOMContentLoaded", initFilters);
+  document.addEventListener("htmx:afterSwap", initFilters);
   setInterval(countdowns, 1000);
   document.addEventListener("DOMContentLoaded", countdowns);
   document.addEventListener("htmx:afterSwap", countdowns);
@@ -53,7 +90,7 @@
     // while the player types, only the parts marked data-live-part (message lists, status) are
     // replaced: a half-typed message or a chosen target survives the refresh
     function refreshParts() {
-      fetch(window.location.pathname, {credentials: "same-origin"}).then(function (r) {
+      fetch(window.location.pathname + window.location.search, {credentials: "same-origin"}).then(function (r) {
         return r.ok ? r.text() : null;
       }).then(function (html) {
         if (!html) return;
@@ -79,6 +116,11 @@
     source.addEventListener("post", function (ev) {
       var thread = document.getElementById("thread");
       if (!thread) return;
+      if (thread.dataset.append === "0") {  // an older page or another day: say so, append nothing
+        var note = document.getElementById("new-posts");
+        if (note) note.hidden = false;
+        return;
+      }
       var part = fragment(ev.data), first = part.firstElementChild;
       if (!first || (first.id && document.getElementById(first.id))) return;  // shown already
       var empty = thread.querySelector(":scope > p.muted");
@@ -96,8 +138,13 @@
       var box = document.getElementById("live") || live;
       var busy = document.activeElement && box.contains(document.activeElement) &&
         /TEXTAREA|INPUT|SELECT/.test(document.activeElement.tagName);
+      // a text kept after a refusal (or typed without an input event) is never swapped away
+      box.querySelectorAll("textarea:not([readonly])").forEach(function (t) {
+        if (t.value !== t.defaultValue || (t.hasAttribute("data-keep") && t.value.trim())) busy = true;
+      });
       if (busy || dirty) { refreshParts(); return; }
-      htmx.ajax("GET", window.location.pathname, {target: "#live", select: "#live", swap: "outerHTML"});
+      htmx.ajax("GET", window.location.pathname + window.location.search,
+        {target: "#live", select: "#live", swap: "outerHTML"});
     });
   });
 })();
