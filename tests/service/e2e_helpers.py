@@ -166,8 +166,11 @@ class Table:
         assert page.locator(form).count() == 1, f"{name}的页面上没有<{skill}>：{page.locator('#actions').inner_text()}"
         if target is not None:
             page.locator(f"{form} select[name=target]").select_option(target)
-        if targets is not None:
-            page.fill(f"{form} input[name=targets]", "、".join(targets))
+        if targets is not None:  # one picker per place (爱神之箭's pair, 拍刀's knives)
+            pickers = page.locator(f"{form} select[name=targets]")
+            assert pickers.count() == len(targets), f"{name}的<{skill}>有{pickers.count()}个目标选择框"
+            for i, t in enumerate(targets):
+                pickers.nth(i).select_option(t)
         if answer is not None:
             page.locator(f'{form} input[name=answer][value="{"是" if answer else "否"}"]').check()
         _submit(page, f"{form} button")
@@ -202,6 +205,16 @@ class Table:
     def close_stages(self, count: int) -> None:
         for _ in range(count):
             self.director("#close-stage")
+
+    def thread_text(self, name: str) -> str:
+        """The whole thread as `name`'s pages show it, page by page (20 floors a page)."""
+        page = self.open(name, "/thread?page=1")
+        parts = [page.locator("#thread").inner_text()]
+        while page.locator('nav.pager a[rel="next"]').count():
+            page.locator('nav.pager a[rel="next"]').first.click()
+            page.wait_for_load_state()
+            parts.append(page.locator("#thread").inner_text())
+        return "\n".join(parts)
 
     def text(self, name: str, selector: str, path: str = "") -> str:
         return self.open(name, path).locator(selector).inner_text()

@@ -134,6 +134,7 @@ def test_a_director_and_fourteen_players_play_pinming_in_the_browser(server: str
     thread.goto(links["豆花"] + "/thread")
     shown = thread.locator("#winner").inner_text()
     assert "村民阵营胜利" in shown
+    thread.goto(links["豆花"] + "/thread?day=第2天")  # the thread by day: 第2天's first page
     assert "第2天讨论日开始" in thread.locator("#thread").inner_text()
     thread.screenshot(path=str(ARTIFACTS / "thread.png"), full_page=True)
     d.goto(god)

@@ -62,17 +62,20 @@ def test_the_wolves_slash_after_a_duel_in_the_browser(server: str, browser: Brow
     assert "狼人全员同意决战，进入拍刀环节，讨论帖关闭。狼人马甲：汤圆、月饼、春卷、麻花。" in (
         thread.locator("#thread").inner_text()
     )
-    # a 拍刀 with the wrong number of targets is refused with the reason
+    # one picker per knife; a 拍刀 naming a target twice is refused with the reason
     page = t.open("汤圆")
-    page.fill('form.action[data-skill="slash"] input[name=targets]', "馄饨、豆花")
+    pickers = page.locator('form.action[data-skill="slash"] select[name=targets]')
+    assert pickers.count() == 4
+    for i, name in enumerate(["馄饨", "馄饨", "豆花", "粽子"]):
+        pickers.nth(i).select_option(name)
     with page.expect_navigation():
         page.locator('form.action[data-skill="slash"] button').click()
-    assert "拍刀需要提交恰好4个目标" in page.locator("#error").inner_text()
+    assert "拍刀目标不能重复" in page.locator("#error").inner_text()
     # the four targets, in order: the 毒药 takes one knife, three land
     t.act("汤圆", "slash", targets=["馄饨", "豆花", "粽子", "饺子"])
     t.publish()
+    final = t.thread_text("饺子")  # every page of the thread
     page = t.open("饺子", "/thread")
-    final = page.locator("#thread").inner_text()
     for name in ("馄饨", "豆花", "粽子"):
         assert f"拍刀：{name}出局。" in final
     assert "拍刀：饺子出局。" not in final and "游戏结束，狼人阵营胜利！" in final

@@ -40,7 +40,7 @@ def test_a_director_counts_a_forum_day_in_the_browser(server: str, browser: Any,
 
     d.fill("#forum-override input[name=floor]", "8")
     d.select_option("#forum-override select[name=verdict]", "accept")
-    d.fill("#forum-override input[name=target]", "汤圆")
+    d.select_option("#forum-override select[name=target]", "汤圆")  # a picker, not a typed name
     d.fill("#forum-override input[name=note]", "错字，导演认定投汤圆")
     _submit(d, "#forum-override button")
     assert "有效 → 汤圆" in d.locator("#floor-8").inner_text()

@@ -27,7 +27,7 @@ from banshe.engine.view import legal_commands, view
 from banshe.rulesets.registry import get_ruleset
 from banshe.service.live import Feed
 from banshe.service.models import GroupMessage, Post
-from banshe.service.views import command_text
+from banshe.service.views import command_text, own_command_text
 
 from .conftest import PINMING_SEATS, Harness
 
@@ -222,6 +222,7 @@ class Game:
         legit = json.dumps(_norm(mine), ensure_ascii=False) + "\n".join(posts) + f"警长：{mine['sheriff']}"
         legit += "\n".join(m.text for m in chats if name in state.groups.get(m.group_name, ()))
         legit += "\n".join(command_text(rs, e["data"]["command"]) for e in mine["events"] if e["kind"] == ACCEPTED)
+        legit += "\n".join(own_command_text(rs, e["data"]["command"]) for e in mine["events"] if e["kind"] == ACCEPTED)
         return legit
 
     @staticmethod
@@ -237,6 +238,9 @@ class Game:
                 out.add(e["text"])
             if e["kind"] == ACCEPTED:
                 out.add(command_text(rs, e["data"]["command"]))
+                said = own_command_text(rs, e["data"]["command"])  # as its sender's page says it
+                if "→" in said or "：" in said:  # with its target or answer (a bare skill name is no secret)
+                    out.add(said)
         viewer = mine["viewer"]
         for m in chats:
             if viewer not in state.groups.get(m.group_name, ()):

@@ -22,6 +22,7 @@ from ..engine.commands import (
     CARD_YELLOW,
     CHANGE_VOTE,
     CLOSE_PHASE,
+    CLOSE_STAGE,
     DEDUCT,
     DIRECTOR,
     ENGINE_SKILL_NAMES,
@@ -70,6 +71,15 @@ class Action:
     submitted: str = ""
     hint: str = ""
     slots: list[list[str]] = field(default_factory=list)  # a many-target skill: each place's choices
+
+
+def command_text(rs: Ruleset, cmd: dict[str, Any]) -> str:
+    """A command with its actor, as the log lists it: "饺子：预言 包子"."""
+    targets = "、".join(cmd.get("targets", []))
+    extra = cmd.get("text") or ("" if cmd.get("answer") is None else ("是" if cmd["answer"] else "否"))
+    if cmd.get("amount") is not None:
+        extra = f"{cmd['amount']}分"
+    return f"{cmd['actor']}：{rs.skill_name(cmd['skill'])} {targets}{extra}".rstrip()
 
 
 def own_command_text(rs: Ruleset, cmd: dict[str, Any]) -> str:
@@ -463,6 +473,7 @@ def player_page(svc: GameService, seat: Seat) -> dict[str, Any]:
     }
     policy = sched.policy_for(rs)
     actions = _actions(rs, state, seat.name, v["events"])
+    deadline = own_stage_deadline(rs, game, state, actions, deadline)
     return {
         "game": game,
         "rs": rs,
@@ -505,6 +516,27 @@ def vote_choice(state: GameState, me: str, policy: ThreadPolicy) -> dict[str, An
         "targets": targets,
         "reply": change and policy.change_vote_reply,
     }
+
+
+def own_stage_deadline(
+    rs: Ruleset, game: Game, state: GameState, actions: list[Action], deadline: dict[str, Any] | None
+) -> dict[str, Any] | None:
+    """At night the running deadline is the first open stage's (预言家行动); a player whose every
+    skill tonight acts in a later stage that opened with the night (the wolves') is shown his own
+    stage's planned deadline instead (never earlier than the running one, which it follows)."""
+    if deadline is None or deadline.get("skill") != CLOSE_STAGE or state.phase.kind != NIGHT or state.settling:
+        return deadline
+    stages = {x for x in (rs.stage_of(a.skill) for a in actions) if x is not None}  # 决战/投降: any time
+    if not stages or state.stage in stages:
+        return deadline
+    mine = min(stages)
+    if not rs.night_stages[mine].opens_with_night or mine < state.stage:
+        return deadline
+    tz = sched.zone(game.timezone)
+    due = sched.stage_due(game.phase_started_at, game.phase_started_at, mine, game.schedule, rs, tz)
+    due = max(due, float(deadline["due"] or 0))
+    label = f"{state.phase.label}·{rs.night_stages[mine].name}"
+    return {"label": label, "due": due, "local": sched.local_text(due, tz), "skill": CLOSE_STAGE}
 
 
 def later_tonight(rs: Ruleset, state: GameState, me: str, actions: list[Action]) -> list[str]:
