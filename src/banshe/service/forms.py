@@ -64,23 +64,22 @@ def stage_value(text: str) -> int | str | None:
 
 def parse_seats(text: str, role_names: Collection[str] = ()) -> tuple[list[str], dict[str, str] | None]:
     """One seat a line: `名字` (identities dealt by the seeded RNG) or `名字 身份` (entered by hand).
-    `role_names`: the ruleset's identities (and their aliases), so that a name written with a
-    space ("雨打 芭蕉") is refused as one, not read as a name and an unknown identity."""
+    `role_names`: the ruleset's identities (and their ids), so that in a table of names alone a
+    name written with a space ("雨打 芭蕉") is refused as one, not read as a name and an unknown
+    identity (in a hand-entered table an unknown identity stays the engine's refusal)."""
+    lines = [
+        (number, raw.strip(), raw.replace("：", " ").replace(":", " ").split())
+        for number, raw in enumerate(text.splitlines(), 1)
+        if raw.replace("：", " ").replace(":", " ").strip()
+    ]
+    by_hand = any(len(parts) == 2 and parts[1] in role_names for _, _, parts in lines)
     players: list[str] = []
     roles: dict[str, str] = {}
-    for number, raw in enumerate(text.splitlines(), 1):
-        line = raw.replace("：", " ").replace(":", " ").strip()
-        if not line:
-            continue
-        parts = line.split()
-        if role_names and len(parts) >= 2 and parts[-1] not in role_names:
+    for number, raw, parts in lines:
+        if len(parts) > 2 or (role_names and len(parts) == 2 and not by_hand):
+            unknown = f"“{parts[-1]}”不是本规则的身份；" if parts[-1] not in role_names else ""
             raise ValueError(
-                f"座位表第{number}行“{raw.strip()}”：“{parts[-1]}”不是本规则的身份；"
-                "角色名不能含空格（名字与身份之间用一个空格分开）"
-            )
-        if len(parts) > 2:
-            raise ValueError(
-                f"座位表第{number}行“{raw.strip()}”格式有误：角色名不能含空格（每行“名字”或“名字 身份”）"
+                f"座位表第{number}行“{raw}”：{unknown}角色名不能含空格（每行“名字”或“名字 身份”，用一个空格分开）"
             )
         players.append(parts[0])
         if len(parts) == 2:
