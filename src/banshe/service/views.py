@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import Counter
+import threading
+from collections import Counter, OrderedDict
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -360,19 +361,37 @@ def _actions(rs: Ruleset, state: GameState, me: str, events: list[dict[str, Any]
     return out
 
 
+_WITHOUT: OrderedDict[tuple[Any, ...], tuple[GameState, list[Command]]] = OrderedDict()
+_WITHOUT_LOCK = threading.Lock()
+WITHOUT_KEEP = 32  # replays kept (each page view and live step of a night would replay again)
+
+
 def _legal_without(state: GameState, me: str, skill: str) -> tuple[GameState, list[Command]]:
     """`me`'s legal commands of `skill` in the game replayed without his last submission of it
-    (what a replacement may choose), and that replayed game; none when the replay fails."""
+    (what a replacement may choose), and that replayed game; none when the replay fails. The
+    replay (5–10 ms) is kept for the same game and commands."""
     idx = max((i for i, c in enumerate(state.commands) if c.actor == me and c.skill == skill), default=None)
     if idx is None:
         return state, []
+    rest = tuple(state.commands[:idx] + state.commands[idx + 1 :])
+    setup = repr((sorted(state.options.items()), sorted(state.flags.get("dealt_roles", {}).items())))
+    key = (state.ruleset, state.seed, state.order, setup, me, skill, rest)
+    with _WITHOUT_LOCK:
+        found = _WITHOUT.get(key)
+    if found is not None:
+        return found
     probe = state.clone()
-    probe.commands = state.commands[:idx] + state.commands[idx + 1 :]
+    probe.commands = list(rest)
     try:
         rebuilt = replay(probe)
     except (IllegalCommand, GameEnded, KeyError, ValueError):
         return state, []
-    return rebuilt, [c for c in legal_commands(rebuilt, me) if c.skill == skill]
+    result = rebuilt, [c for c in legal_commands(rebuilt, me) if c.skill == skill]
+    with _WITHOUT_LOCK:
+        _WITHOUT[key] = result
+        while len(_WITHOUT) > WITHOUT_KEEP:
+            _WITHOUT.popitem(last=False)
+    return result
 
 
 def _slots(state: GameState, cmds: list[Command]) -> list[list[str]]:
