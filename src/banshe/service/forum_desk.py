@@ -46,9 +46,9 @@ from starlette.datastructures import FormData, UploadFile
 
 from ..engine.commands import CHANGE_VOTE, CLOSE_PHASE, CLOSE_STAGE, DIRECTOR, VOTE, Command, IllegalCommand
 from ..engine.core import apply_in_place
-from ..engine.view import view
 from ..engine.events import FEEDBACK, GROUP, NOTICE, PLAYER
 from ..engine.model import DAY, GameState, Phase
+from ..engine.view import view
 from ..forum.count import CountError, Options, count, parse_close
 from ..forum.count import Game as CountGame
 from ..forum.discuz import ForumError, Thread, decode_page, parse_page, read_thread
@@ -56,9 +56,8 @@ from ..forum.fetch import FETCH_FAILED, FetchError, Limits
 from ..forum.remote import ForumSession, thread_id
 from ..rulesets.registry import find_ruleset
 from ..scenario import to_command
-from . import bbcode
+from . import bbcode, security
 from . import schedule as sched
-from . import security
 from .edge import MAX_INT, DayId, GameId, OptionalDayId, form_int
 from .forms import valid_id
 from .forum_models import ForumDay, ForumLink, ForumOverride, ForumPublication, forum_link
