@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import quote
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Path, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from sqlalchemy import select
 from starlette.concurrency import run_in_threadpool
@@ -35,7 +35,7 @@ from ...rulesets.registry import all_rulesets, find_ruleset
 from .. import idempotency as idem
 from .. import import_schema, security
 from .. import schedule as sched
-from ..edge import MAX_INT, AnnouncementIndex, FlagId, GameId
+from ..edge import MAX_INT, AnnouncementIndex, FlagId, GameId, form_int
 from ..forms import MAX_SEED, field, parse_int, parse_options, parse_seats, post_id, stage_value
 from ..games import ServiceError, board_counts, counts_text
 from ..models import Director, Game
@@ -55,6 +55,7 @@ DIRECTOR_SKILLS = {
     JUDGE_LOSS: "判负",
 }
 router = APIRouter()
+NoticeId = Annotated[int, Path(ge=1, le=MAX_INT)]  # a service notice's post id
 
 
 def _games(web: Web, director: Director) -> list[Game]:
@@ -190,13 +191,16 @@ def god(
 
 
 def page_args(request: Request) -> tuple[int | None, str]:
-    """?page=N and ?day=第N天 of a thread page (None: the default page)."""
-    number = request.query_params.get("page", "")
-    return (int(number) if number.isdigit() and len(number) <= 6 else None), request.query_params.get("day", "")[:16]
+    """?page=N and ?day=第N天 of a thread page (None: the default page, also for a bad number)."""
+    try:
+        number = form_int(request.query_params.get("page", ""), "page", 1, MAX_INT)
+    except ValueError:
+        number = None
+    return number, request.query_params.get("day", "")[:16]
 
 
 @router.get("/d/g/{game_id}/thread", response_class=HTMLResponse)
-def god_thread(request: Request, game_id: int, web: WebDep, owned: DirectorGame) -> Response:
+def god_thread(request: Request, game_id: GameId, web: WebDep, owned: DirectorGame) -> Response:
     """The whole thread as the director sees it (pending 公示 in place), by page and by day."""
     ctx = director_page(web.service, game_id)
     page, day = page_args(request)
@@ -323,12 +327,12 @@ async def god_announcement(
 
 
 @router.post("/d/g/{game_id}/notices/{post_id}", response_class=HTMLResponse)
-async def god_notice(request: Request, game_id: int, post_id: int, web: WebDep, owned: DirectorGameForm) -> Response:
+async def god_notice(
+    request: Request, game_id: GameId, post_id: NoticeId, web: WebDep, owned: DirectorGameForm
+) -> Response:
     """One of the service's own pending notices (替补, 延时): 发布, 扣留 / 取消扣留, 修改."""
 
     def act(form: FormData, at: str) -> str:
-        if not valid_id(post_id):
-            raise NotFound("没有这条公示")
         return web.service.review_notice(game_id, post_id, field(form.get("action")), field(form.get("text")), at)
 
     return await god_action(request, web, owned, act)
