@@ -71,6 +71,7 @@ def test_a_700_floor_thread_by_page_and_by_day(lite: Harness) -> None:
     latest = h.client.get(f"/p/{token}/thread")
     assert latest.status_code == 200
     assert len(latest.content) < 100_000, len(latest.content)  # the newest page only
+    print(f"\n700 楼讨论帖最新一页：{len(latest.content)} 字节")
     floors = [int(x) for x in re.findall(r'id="floor-(\d+)"', latest.text)]
     total = max(int(i["floor"]) for i in h.state(token)["thread"])  # type: ignore[union-attr,index]
     assert total > 714  # the posts, the votes and the 公示 so far
