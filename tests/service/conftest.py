@@ -202,6 +202,35 @@ class Harness:
         r = self.client.post(f"/d/g/{game_id}/{path}", data=data, follow_redirects=False)
         return r.status_code, r.text
 
+    def run_until(self, until: float) -> int:
+        """The scheduler running until `until`: each deadline fires at its own time (as a service
+        that never stopped would fire it); the clock ends at `until`. Returns how many fired."""
+        fired = 0
+        for _ in range(1000):
+            due = self.service.next_due()
+            if due is None or due > until:
+                break
+            self.clock.now = max(self.clock.now, due)
+            fired += self.service.fire_due()
+        self.clock.now = max(self.clock.now, until)
+        return fired
+
+    def run_for(self, seconds: float) -> int:
+        return self.run_until(self.clock.now + seconds)
+
+    def settle(self, game_id: int) -> None:
+        """A settling window runs out (after a close: prompts lapse, the results are released)."""
+        with self.service.sessions() as s:
+            row = self.service.current_deadline(s, game_id)
+        if row is not None and row.skill == "window":
+            self.run_until(row.due_at)
+
+    def close(self, game_id: int) -> None:
+        """The director's 立即关门结算, then its settling window runs out."""
+        code, page = self.director(game_id, "command", skill="close_phase")
+        assert code == 303, page[-500:]
+        self.settle(game_id)
+
     def state(self, token: str) -> dict[str, object]:
         r = self.client.get(f"/p/{token}/state.json")
         assert r.status_code == 200

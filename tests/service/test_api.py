@@ -24,8 +24,8 @@ from .conftest import PINMING_SEATS, FakeClock, Harness, make_harness, shanghai
 
 
 def _to_day_one(h: Harness, game: int) -> None:
-    h.clock.now = shanghai(2026, 12, 1, 11)
-    assert h.service.fire_due() == 1
+    """开局 closes at 11:00; its settling window ends at 11:10 and day 1 opens (published at once)."""
+    assert h.run_until(shanghai(2026, 12, 1, 11, 10)) == 2
 
 
 def test_director_pages_need_a_session(harness: Harness) -> None:
@@ -201,8 +201,10 @@ def test_director_controls(harness: Harness) -> None:
     assert h.client.get(f"/p/{old}").status_code == 404
     assert "馄饨被判罚一张蓝牌。" in json.dumps(h.state(new), ensure_ascii=False)
     assert h.post(new, "替补报到")[0] == 303
-    # close the phase now, then end the game
+    # close the phase now (the players see the night once the settling window has run), then end the game
     assert h.director(game, "command", skill="close_phase")[0] == 303
+    assert h.state(new)["view"]["phase"] == "第1天" and h.state(new)["view"]["settling"]  # type: ignore[index]
+    h.run_for(10 * 60)
     assert h.state(new)["view"]["phase"] == "第1夜"  # type: ignore[index]
     assert h.director(game, "status", action="end")[0] == 303
     code, page = h.post(new, "还在吗")
@@ -325,15 +327,30 @@ def test_restart_rebuilds_the_same_state_and_fires_missed_deadlines_in_order(har
     with fresh.client:
         _game, after = fresh.service.read(game)
         assert after.fingerprint() == before.fingerprint()
+        # the first missed deadline fires (as of its time); the next one (the settling window) is
+        # overdue too, so the game pauses there and the director is told — no night plays out
+        # with no one able to act (issue 22)
         fired = fresh.service.fire_due()
-        assert fired == 4  # day 1 close, then the night's three stage deadlines, in order
-        _game, state = fresh.service.read(game)
-        assert state.phase.label == "第2天" and state.sheriff == "饺子"
+        assert fired == 1
+        game_row, state = fresh.service.read(game)
+        assert state.phase.label == "第1夜" and state.sheriff == "饺子"  # day 1 settled
+        assert game_row.status == "paused" and game_row.paused_at == shanghai(2026, 12, 2, 21)
+        assert fresh.service.fire_due() == 0
+        god = h.client.get(f"/d/g/{game}").text  # the director's page (the same database)
+        assert 'id="outage"' in god and "已暂停" in god
+        assert "游戏已暂停" in fresh.client.get(f"/p/{links['馄饨']}").text
         with fresh.service.sessions() as s:
             rows = list(
                 s.scalars(select(CommandRow).where(CommandRow.game_id == game, CommandRow.source == "scheduler"))
             )
-        assert [r.skill for r in rows[-4:]] == ["close_phase", "close_stage", "close_stage", "close_phase"]
+        assert [r.skill for r in rows[-1:]] == ["close_phase"]
+        # the director resumes: the window runs its ten minutes from now, then the night's stages
+        fresh.service.set_status(game, "resume")
+        with fresh.service.sessions() as s:
+            window = fresh.service.current_deadline(s, game)
+            assert window is not None and window.skill == "window" and window.due_at == clock.now + 600
+        assert fresh.run_for(600) == 1
+        assert fresh.state(links["馄饨"])["view"]["phase"] == "第1夜"  # type: ignore[index]
     fresh.client.app.state.engine.dispose()  # type: ignore[attr-defined]
 
 
@@ -397,31 +414,31 @@ def test_an_unanswered_prompt_times_out_by_the_scheduler(harness: Harness) -> No
     game = h.create_pinming()
     links = h.links(game)
     _to_day_one(h, game)
-    h.clock.now = shanghai(2026, 12, 2, 21)  # day 1 closes (no votes: no sheriff)
-    assert h.service.fire_due() == 1
-    h.clock.now = shanghai(2026, 12, 2, 22, 30)  # the night passes with no actions
-    assert h.service.fire_due() == 3
+    # day 1 closes (no votes: no sheriff) at 21:00; the night opens at 21:10 after its settling
+    # window and passes with no actions (stages 22:10, 22:10, 22:40; its window to 23:10)
+    assert h.run_until(shanghai(2026, 12, 2, 23, 10)) == 6
     assert h.state(links["烧麦"])["view"]["phase"] == "第2天"  # type: ignore[index]
     for name in ["饺子", "包子", "锅贴"]:
         assert h.post(links[name], "投票对象：烧麦\n投票理由：像狼")[0] == 303
-    h.clock.now = shanghai(2026, 12, 3, 21)
-    assert h.service.fire_due() == 1
+    assert h.run_until(shanghai(2026, 12, 3, 21)) == 1
     hunter = h.state(links["烧麦"])
     assert hunter["view"]["prompt"] == "最后一枪"  # type: ignore[index]
     assert "shoot" in {a["skill"] for a in hunter["actions"]}  # type: ignore[union-attr]
+    # his time is the settling window's: ten minutes (品茗: 关门十分钟内)
     assert hunter["deadline"]["skill"] == "prompt_timeout"  # type: ignore[index]
+    assert hunter["deadline"]["due"] == shanghai(2026, 12, 3, 21, 10)  # type: ignore[index]
     assert "最后一枪" in h.client.get(f"/d/g/{game}").text
-    # ten minutes (品茗: 关门十分钟内) later the scheduler answers for the hunter
     h.clock.advance(9 * 60)
     assert h.service.fire_due() == 0
-    h.clock.advance(60)
-    assert h.service.fire_due() == 1
+    # the window ends: the scheduler answers for the hunter, the night opens
+    assert h.run_for(60) == 1
     after = h.state(links["烧麦"])
     assert after["view"]["phase"] == "第2夜"  # type: ignore[index]
     assert [a["skill"] for a in after["actions"]] == ["last_words"]  # type: ignore[union-attr]
     with h.service.sessions() as s:
-        last = s.scalars(select(CommandRow).where(CommandRow.game_id == game).order_by(CommandRow.seq.desc())).first()
-    assert last is not None and (last.skill, last.source) == ("prompt_timeout", "scheduler")
+        rows = s.scalars(select(CommandRow).where(CommandRow.game_id == game).order_by(CommandRow.seq.desc())).all()
+    assert (rows[0].skill, rows[0].source) == ("close_phase", "scheduler")  # 关门 while a prompt waits: it lapses
+    assert rows[0].created_at == shanghai(2026, 12, 3, 21, 10)
 
 
 def test_admin_command_line(tmp_path: Path) -> None:

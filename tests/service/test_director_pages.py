@@ -4,13 +4,15 @@ new-game form's board check, Chinese field errors and the 公示 tools."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 from typing import Any
 
 from sqlalchemy import select
 
 from banshe.engine import Command
-from banshe.engine.commands import CLOSE_PHASE, DIRECTOR, PROMPT_TIMEOUT
+from banshe.engine.commands import CLOSE_PHASE, DIRECTOR
+from banshe.service.errors import ServiceError
 from banshe.service.models import CommandRow, LurkFlag
 from banshe.service.views import director_page
 
@@ -19,13 +21,22 @@ from .conftest import PINMING_SEATS, Harness
 REPR = re.compile(r"\{'|'command'|\[\{")
 
 
-def _close(h: Harness, game: int) -> None:
-    """关门 now and answer every forced prompt by its default (as the scheduler would)."""
+def _close(h: Harness, game: int, dawn: bool = True) -> None:
+    """关门 now; the settling window runs out (every prompt takes its default, as the scheduler
+    would answer it); with `dawn`, a day waiting for its dawn 公示 begins (it is published)."""
     h.service.director_command(game, Command(DIRECTOR, CLOSE_PHASE))
-    for _ in range(10):
-        if not h.service.read(game)[1].prompts:
-            return
-        h.service.director_command(game, Command(DIRECTOR, PROMPT_TIMEOUT))
+    with h.service.sessions() as s:
+        row = h.service.current_deadline(s, game)
+        assert row is not None and row.skill == "window"
+    h.run_until(row.due_at)
+    if dawn:
+        _dawn(h, game)
+
+
+def _dawn(h: Harness, game: int) -> None:
+    """The dawn 公示 of a day waiting for it is published (the day begins)."""
+    with contextlib.suppress(ServiceError):  # no dawn waiting
+        h.service.publish_dawn(game)
 
 
 def _vote(h: Harness, game: int, links: dict[str, str], target: str, skip: str = "") -> None:
@@ -58,8 +69,8 @@ def test_the_god_log_is_chinese_sentences_naming_who_acted(harness: Harness) -> 
     game = h.create_pinming()
     links = h.links(game)
     assert h.act(links["年糕"], "recognize", target="饺子")[0] == 303
-    h.clock.advance(3600)
-    assert h.service.fire_due() == 1  # the 开局 deadline: the scheduler closes it
+    # the 开局 deadline: the scheduler closes it; day 1 opens when its settling window has run
+    assert h.run_for(3600 + 600) == 2
     code, _ = h.director(game, "command", skill="card_yellow", target="烧麦", reason="发言中透露私密信息")
     assert code == 303
     page = h.client.get(f"/d/g/{game}").text
@@ -198,13 +209,17 @@ def test_export_then_import_gives_the_same_thread_in_the_same_order(harness: Har
     h.login()
     game = h.create_pinming(auto_publish=False)
     links = h.links(game)
-    _day_one(h, game, links)
+    h.service.submit(game, Command("年糕", "recognize", ("饺子",)))
+    _close(h, game, dawn=False)
+    assert h.post(links["包子"], "开局结束了吗")[0] == 303  # before the day: posted in 开局
     h.clock.advance(60)
-    assert h.director(game, "publish", upto="0")[0] == 303  # the 开局 公示, published after the votes
+    assert h.director(game, "publish", upto="0")[0] == 303  # the dawn 公示: day 1 begins
+    h.clock.advance(60)
+    _vote(h, game, links, "饺子")
     h.clock.advance(60)
     assert h.post(links["包子"], "第一天的总结")[0] == 303
     h.clock.advance(60)
-    _close(h, game)
+    _close(h, game, dawn=False)
     assert h.director(game, "publish", upto="1000")[0] == 303
     h.clock.advance(60)
     assert h.post(links["包子"], "天亮了")[0] == 303
@@ -294,15 +309,18 @@ def test_announcements_can_be_edited_withheld_and_copied_as_one_post(harness: Ha
     h.login()
     game = h.create_pinming(auto_publish=False)
     links = h.links(game)
-    _day_one(h, game, links)
+    h.service.submit(game, Command("年糕", "recognize", ("饺子",)))
+    _close(h, game, dawn=False)
     pending = director_page(h.service, game)["pending"]
     assert len(pending) == 1
     original = pending[0]["text"]
     assert h.director(game, "announcements/0", action="edit", text="开局结束，第1天讨论开始。")[0] == 303
     assert "引擎原文：" in h.client.get(f"/d/g/{game}").text
-    _close(h, game)
+    assert h.director(game, "publish", upto="0")[0] == 303  # the dawn 公示, as edited
+    _vote(h, game, links, "饺子")
+    _close(h, game, dawn=False)
     later = [p["idx"] for p in director_page(h.service, game)["pending"]]
-    assert later[0] == 0 and len(later) >= 2
+    assert later[0] == 1 and len(later) >= 2
     assert h.director(game, f"announcements/{later[1]}", action="withhold")[0] == 303
     assert h.director(game, "publish", upto=str(later[-1]))[0] == 303
     villager = h.state(links["豆花"])

@@ -34,8 +34,10 @@ def test_whole_game_through_the_pages(harness: Harness) -> None:
     # a second submission before the deadline replaces the first
     code, _ = h.act(links["年糕"], "recognize", target="包子")
     assert code == 303
-    h.clock.now = shanghai(2026, 12, 1, 11)
-    assert h.service.fire_due() == 1
+    # 开局 closes at 11:00; its settling window runs ten minutes, then day 1 opens
+    assert h.run_until(shanghai(2026, 12, 1, 11)) == 1
+    assert h.state(links["米糕"])["view"]["phase"] == "开局"  # type: ignore[index]
+    assert h.run_until(shanghai(2026, 12, 1, 11, 10)) == 1
     me = h.state(links["米糕"])
     assert me["view"]["phase"] == "第1天"  # type: ignore[index]
     texts = [e["text"] for e in me["view"]["events"]]  # type: ignore[index]
@@ -69,8 +71,10 @@ def test_whole_game_through_the_pages(harness: Harness) -> None:
     code, page = h.change(links["汤圆"], "改票对象：饺子\n改票理由：无")
     assert code == 400 and "关门前1小时不允许改票" in page
 
-    h.clock.now = shanghai(2026, 12, 2, 21)
-    assert h.service.fire_due() == 1
+    assert h.run_until(shanghai(2026, 12, 2, 21)) == 1
+    view = h.state(links["饺子"])["view"]
+    assert view["phase"] == "第1天" and view["settling"] and view["sheriff"] is None  # type: ignore[index]
+    assert h.run_until(shanghai(2026, 12, 2, 21, 10)) == 1  # the settling window: the night opens
     view = h.state(links["饺子"])["view"]
     assert view["phase"] == "第1夜" and view["sheriff"] == "饺子"  # type: ignore[index]
     with h.service.sessions() as s:
@@ -88,8 +92,7 @@ def test_whole_game_through_the_pages(harness: Harness) -> None:
     assert h.act(links["汤圆"], "kill", target="馄饨")[0] == 303
     code, page = h.act(links["包子"], "antidote", target="馄饨")
     assert code == 400 and "尚未轮到" in page
-    h.clock.now = shanghai(2026, 12, 2, 22)
-    assert h.service.fire_due() == 2  # 预言家 and 狼人 stages share the 22:00 deadline
+    assert h.run_until(shanghai(2026, 12, 2, 22, 10)) == 2  # 预言家 and 狼人 stages share the deadline
     code, page = h.act(links["饺子"], "check", target="春卷")
     assert code == 400
     seer = h.state(links["饺子"])["view"]
@@ -98,8 +101,9 @@ def test_whole_game_through_the_pages(harness: Harness) -> None:
     witch = h.state(links["包子"])
     assert "今晚被指杀的角色：馄饨。" in [e["text"] for e in witch["view"]["events"]]  # type: ignore[index]
     assert {a["skill"] for a in witch["actions"]} == {"antidote", "poison"}  # type: ignore[union-attr]
-    h.clock.now = shanghai(2026, 12, 2, 22, 30)
-    assert h.service.fire_due() == 1
+    assert h.run_until(shanghai(2026, 12, 2, 22, 40)) == 1  # the night closes: its window runs half an hour
+    assert h.state(links["馄饨"])["view"]["phase"] == "第1夜"  # type: ignore[index]
+    assert h.run_until(shanghai(2026, 12, 2, 23, 10)) == 1
     view = h.state(links["馄饨"])["view"]
     assert view["phase"] == "第2天" and view["me"]["alive"] is False  # type: ignore[index]
 

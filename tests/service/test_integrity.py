@@ -26,8 +26,7 @@ def test_two_directors_pressing_close_together_close_one_phase(harness: Harness)
     h = harness
     h.login()
     game = h.create_pinming()
-    h.clock.now = shanghai(2026, 12, 1, 11)
-    assert h.service.fire_due() == 1  # 第1天
+    assert h.run_until(shanghai(2026, 12, 1, 11, 10)) == 2  # 第1天 (after 开局's settling window)
     at = h.at(game)
     assert at == "第1天|close"
     results: list[tuple[int, str]] = []
@@ -58,11 +57,9 @@ def test_the_scheduler_and_the_director_closing_together_close_one_phase(harness
     h = harness
     h.login()
     game = h.create_pinming()
-    h.clock.now = shanghai(2026, 12, 1, 11)
-    assert h.service.fire_due() == 1
+    assert h.run_until(shanghai(2026, 12, 1, 11, 10)) == 2
     at = h.at(game)  # the director's page shows 第1天 …
-    h.clock.now = shanghai(2026, 12, 2, 21)
-    assert h.service.fire_due() == 1  # … the scheduler closes it first …
+    assert h.run_until(shanghai(2026, 12, 2, 21)) == 1  # … the scheduler closes it first …
     code, text = h.director(game, "command", skill="close_phase", at=at)  # … then the director presses
     assert code == 409 and "未执行" in text
     _game, state = h.service.read(game)
@@ -70,8 +67,7 @@ def test_the_scheduler_and_the_director_closing_together_close_one_phase(harness
     # and the other way round: the director closes the night stage, the scheduler's stale deadline
     # for it is dropped (the same position rule), so the next stage is not closed unseen
     assert h.director(game, "command", skill="close_stage")[0] == 303
-    h.clock.now = shanghai(2026, 12, 2, 22)
-    h.service.fire_due()
+    h.run_until(shanghai(2026, 12, 2, 22, 10))
     _game, state = h.service.read(game)
     assert [c for c in _closes(h, game) if c[0] == "第1夜"][:1] == [("第1夜", "close_stage")]
     # every director form names its position: a form without one is refused and changes nothing
@@ -101,11 +97,13 @@ def test_one_failing_game_does_not_stop_the_other_games_deadlines(
         game.schedule = {**game.schedule, "min_day_hours": 1_000_000_000}
         s.commit()
     h.clock.now = shanghai(2026, 12, 1, 11)
+    assert h.service.fire_due() == 2  # both games' 开局 close
+    h.clock.now = shanghai(2026, 12, 1, 11, 10)
     with caplog.at_level(logging.ERROR, logger="banshe.scheduler"):
-        assert h.service.fire_due() == 1  # the fine game's 开局 closes; the broken one is skipped
+        assert h.service.fire_due() == 1  # the fine game's day opens; the broken one's is skipped
     assert f"game {broken}" in caplog.text
-    assert h.service.read(fine)[1].phase.label == "第1天"
-    assert h.service.read(broken)[1].phase.label == "开局"
+    assert h.service.read(fine)[0].public_label == "第1天"
+    assert h.service.read(broken)[0].public_label == "开局"
     assert h.service.fire_due() == 0  # skipped for a while, not retried every tick
 
 
@@ -138,8 +136,7 @@ def test_a_resent_submission_is_stored_once_and_gets_the_original_result(harness
     h.login()
     game = h.create_pinming()
     links = h.links(game)
-    h.clock.now = shanghai(2026, 12, 1, 11)
-    assert h.service.fire_due() == 1
+    assert h.run_until(shanghai(2026, 12, 1, 11, 10)) == 2
     token = links["饺子"]
     keys = IDEM_RE.findall(h.client.get(f"/p/{token}/thread").text)
     assert len(keys) == len(set(keys)) >= 3  # one fresh key per rendered form

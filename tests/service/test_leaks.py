@@ -19,31 +19,34 @@ def _hunter_prompted(h: Harness) -> tuple[int, dict[str, str]]:
     h.login()
     game = h.create_pinming()
     links = h.links(game)
-    h.clock.now = shanghai(2026, 12, 1, 11)
-    assert h.service.fire_due() == 1
-    h.clock.now = shanghai(2026, 12, 2, 21)
-    assert h.service.fire_due() == 1
-    h.clock.now = shanghai(2026, 12, 2, 22, 30)
-    assert h.service.fire_due() == 3
+    # 开局, day 1 and night 1 pass with no actions (each close followed by its settling window)
+    assert h.run_until(shanghai(2026, 12, 2, 23, 10)) == 8
     for name in ["饺子", "包子", "锅贴"]:
         assert h.post(links[name], "投票对象：烧麦\n投票理由：像狼")[0] == 303
-    h.clock.now = shanghai(2026, 12, 3, 21)
-    assert h.service.fire_due() == 1
+    assert h.run_until(shanghai(2026, 12, 3, 21)) == 1
     return game, links
 
 
 def test_a_pending_prompt_is_named_only_to_its_player_and_the_director(harness: Harness) -> None:
     h = harness
     game, links = _hunter_prompted(h)
+    window = {
+        "label": "第2天结算",
+        "due": shanghai(2026, 12, 3, 21, 10),
+        "local": "2026-12-03 21:10",
+        "skill": "window",
+    }
     for name in ["馄饨", "汤圆", "饺子"]:
         token = links[name]
         for path in (f"/p/{token}", f"/p/{token}/thread", f"/p/{token}/state.json"):
             body = h.client.get(path).text
             assert "烧麦的" not in body and "最后一枪" not in body, (name, path)
         state = h.state(token)
-        assert state["deadline"] == {"label": "等待结算", "due": None, "local": "", "skill": ""}
+        # the settling window: the same label and time whether a prompt is pending or not
+        assert state["deadline"] == window
     hunter = h.state(links["烧麦"])
     assert hunter["deadline"]["label"] == "烧麦的<最后一枪>"  # type: ignore[index]
+    assert hunter["deadline"]["due"] == window["due"]  # type: ignore[index]
     assert "烧麦的&lt;最后一枪&gt;" in h.client.get(f"/p/{links['烧麦']}").text
     assert "烧麦的&lt;最后一枪&gt;" in h.client.get(f"/d/g/{game}").text
     assert "最后一枪" not in json.dumps(h.state(links["馄饨"]), ensure_ascii=False)
@@ -95,8 +98,7 @@ def test_hidden_actions_change_nothing_a_villager_receives(db_url: str) -> None:
         # 开局: the 混血儿's night-style submission is hidden from the villager
         assert h.act(links["年糕"], "recognize", target="饺子")[0] == 303
         assert (_version(h, villager), _version(h, villager, "/thread")) == before
-        h.clock.now = shanghai(2026, 12, 1, 11)
-        assert h.service.fire_due() == 1
+        assert h.run_until(shanghai(2026, 12, 1, 11, 10)) == 2  # 开局 closes; its window; day 1
         day = _version(h, villager)
         assert day != before[0]  # the day began: he sees that
         wolf_version = _version(h, wolf)
@@ -140,6 +142,7 @@ def test_hidden_actions_change_nothing_a_villager_receives(db_url: str) -> None:
         assert _version(h, wolf) != wolf_version  # the wolves' own pages do change
         # night: the wolves' kill and the seer's check change nothing the villager receives
         assert h.director(game, "command", skill="close_phase")[0] == 303
+        h.run_for(600)  # the settling window: then the night opens
         night = _version(h, villager)
         assert h.act(wolf, "kill", target="馄饨")[0] == 303
         assert h.act(links["饺子"], "check", target="汤圆")[0] == 303

@@ -7,15 +7,11 @@ import sys
 
 import pytest
 
-from banshe.engine import Command, apply_in_place
-from banshe.engine.commands import CLOSE_PHASE, CLOSE_STAGE, DIRECTOR
-from banshe.engine.model import GameState
 from banshe.engine.ruleset import NightStage, Ruleset
-from banshe.rulesets import new_game
 from banshe.rulesets.registry import find_ruleset
 from banshe.service import schedule as sched
 
-from .conftest import PINMING_SEATS, SHANGHAI, shanghai
+from .conftest import SHANGHAI, shanghai
 
 
 def _fake(name: str, stages: int, deadlines: tuple[str, ...] = ()) -> Ruleset:
@@ -90,72 +86,34 @@ def test_a_late_night_is_shifted_whole(closed: tuple[int, ...], first: tuple[int
 def test_a_waiting_stage_gets_its_length_from_when_it_opens() -> None:
     pinming = find_ruleset("品茗")
     schedule = sched.default_schedule(pinming)
-    night = shanghai(2026, 12, 2, 21)
-    # the 预言家 and 狼人 stages open with the night: an hour after the close
-    assert sched.stage_due(night, night, 0, schedule, pinming, SHANGHAI) == shanghai(2026, 12, 2, 22)
-    assert sched.stage_due(night, shanghai(2026, 12, 2, 21, 30), 1, schedule, pinming, SHANGHAI) == shanghai(
-        2026, 12, 2, 22
-    )
-    # the 女巫: 收到反馈后半小时 — half an hour after the 狼人 stage closed (late, or early)
-    late = shanghai(2026, 12, 2, 22, 40)
-    assert sched.stage_due(night, late, 2, schedule, pinming, SHANGHAI) == shanghai(2026, 12, 2, 23, 10)
+    night = shanghai(2026, 12, 2, 21, 10)  # the day closed at 21:00; its settling window ran ten minutes
+    plan = sched.stage_deadlines(night, schedule, SHANGHAI, shanghai(2026, 12, 2, 21))
+    assert plan == [shanghai(2026, 12, 2, 22, 10), shanghai(2026, 12, 2, 22, 10), shanghai(2026, 12, 2, 22, 40)]
+    # the 预言家 and 狼人 stages open with the night: their planned deadlines
+    assert sched.stage_due(plan, 0, night, waits=False) == shanghai(2026, 12, 2, 22, 10)
+    assert sched.stage_due(plan, 1, shanghai(2026, 12, 2, 21, 30), waits=False) == shanghai(2026, 12, 2, 22, 10)
+    # the 女巫: 收到反馈后半小时 — half an hour after the 狼人 stage closed late …
+    late = shanghai(2026, 12, 2, 22, 50)
+    assert sched.stage_due(plan, 2, late, waits=True) == shanghai(2026, 12, 2, 23, 20)
+    # … and never before the plan when it closed early: the night's end never moves earlier
     early = shanghai(2026, 12, 2, 21, 20)
-    assert sched.stage_due(night, early, 2, schedule, pinming, SHANGHAI) == shanghai(2026, 12, 2, 21, 50)
+    assert sched.stage_due(plan, 2, early, waits=True) == shanghai(2026, 12, 2, 22, 40)
     # 沉寂与取酒: a waiting clock-time stage gets its 15 minutes, never closing before its clock time
     chenji = find_ruleset("沉寂与取酒")
     cs = sched.default_schedule(chenji)
-    start = shanghai(2026, 12, 2, 21, 30)
-    assert sched.stage_due(start, shanghai(2026, 12, 2, 22, 20), 2, cs, chenji, SHANGHAI) == shanghai(
-        2026, 12, 2, 22, 35
-    )
-    assert sched.stage_due(start, shanghai(2026, 12, 2, 21, 50), 2, cs, chenji, SHANGHAI) == shanghai(
-        2026, 12, 2, 22, 15
-    )
-    # a stage that opens with the night keeps its clock time
-    assert sched.stage_due(start, shanghai(2026, 12, 2, 21, 31), 1, cs, chenji, SHANGHAI) == shanghai(2026, 12, 2, 22)
+    cplan = sched.stage_deadlines(shanghai(2026, 12, 2, 21, 40), cs, SHANGHAI, shanghai(2026, 12, 2, 21, 30))
+    assert cplan[0] == shanghai(2026, 12, 2, 21, 45) and cplan[-1] == shanghai(2026, 12, 2, 22, 45)
+    assert sched.stage_due(cplan, 2, shanghai(2026, 12, 2, 22, 20), waits=True) == shanghai(2026, 12, 2, 22, 35)
+    assert sched.stage_due(cplan, 2, shanghai(2026, 12, 2, 21, 50), waits=True) == shanghai(2026, 12, 2, 22, 15)
 
 
-def _pinming_night(commands: list[Command]) -> GameState:
-    names = list(PINMING_SEATS)
-    state = new_game("pinming", names, dict(PINMING_SEATS), {}, 1)
-    for cmd in [Command("年糕", "recognize", ("饺子",)), Command(DIRECTOR, CLOSE_PHASE), *commands]:
-        apply_in_place(state, cmd)
-    return state
-
-
-def test_a_stage_whose_actors_were_out_before_the_night_is_idle() -> None:
-    rs = find_ruleset("品茗")
-    # the 预言家 is sent off (红牌) on day 1: on night 1 the seer stage waits for no one
-    state = _pinming_night([Command(DIRECTOR, "card_red", ("饺子",)), Command(DIRECTOR, CLOSE_PHASE)])
-    assert state.phase.label == "第1夜" and state.stage == 0
-    assert sched.stage_idle(rs, state)
-    apply_in_place(state, Command(DIRECTOR, CLOSE_STAGE))
-    assert not sched.stage_idle(rs, state)  # the wolves still kill
-    apply_in_place(state, Command(DIRECTOR, CLOSE_STAGE))
-    assert not sched.stage_idle(rs, state)  # the 女巫 has both potions
-    # the 女巫 who has spent both potions has nothing left to do, but only she knows it: an
-    # early close would tell every player (a side channel), so her stage keeps its time
-    state = _pinming_night([Command(DIRECTOR, CLOSE_PHASE)])
-    for victim, potion in (("馄饨", "poison"), ("油条", "antidote")):
-        apply_in_place(state, Command("汤圆", "kill", (victim,)))
-        apply_in_place(state, Command(DIRECTOR, CLOSE_STAGE))
-        apply_in_place(state, Command(DIRECTOR, CLOSE_STAGE))
-        assert state.stage == 2 and not sched.stage_idle(rs, state)
-        target = "豆花" if potion == "poison" else victim
-        apply_in_place(state, Command("包子", potion, (target,)))
-        apply_in_place(state, Command(DIRECTOR, CLOSE_PHASE))
-        apply_in_place(state, Command(DIRECTOR, CLOSE_PHASE))  # the day passes with no votes
-    assert state.phase.label == "第3夜"
-    apply_in_place(state, Command(DIRECTOR, CLOSE_STAGE))
-    apply_in_place(state, Command(DIRECTOR, CLOSE_STAGE))
-    assert state.stage == 2 and not sched.stage_idle(rs, state)
-    assert not sched.stage_idle(rs, _pinming_night([]))  # by day: never
-    # the 女巫 killed tonight is not publicly out yet: her stage is not idle either
-    state = _pinming_night([Command(DIRECTOR, CLOSE_PHASE), Command(DIRECTOR, "card_red", ("包子",))])
-    apply_in_place(state, Command(DIRECTOR, CLOSE_STAGE))
-    assert state.stage == 1 and not sched.stage_idle(rs, state)
-    apply_in_place(state, Command(DIRECTOR, CLOSE_STAGE))
-    assert state.stage == 2 and not sched.stage_idle(rs, state)
+def test_the_settling_window_never_swallows_the_first_clock_time() -> None:
+    chenji = find_ruleset("沉寂与取酒")
+    cs = {**sched.default_schedule(chenji), "prompt_minutes_day": 20}
+    # a window of twenty minutes after a 21:30 close passes 21:45: the night moves on by it
+    plan = sched.stage_deadlines(shanghai(2026, 12, 2, 21, 50), cs, SHANGHAI, shanghai(2026, 12, 2, 21, 30))
+    assert plan[0] == shanghai(2026, 12, 2, 22, 5) and plan[-1] == shanghai(2026, 12, 2, 23, 5)
+    assert sched.window_minutes(cs, "day") == 20 and sched.window_minutes(cs, "night") == 30
 
 
 def test_preview_of_the_night() -> None:

@@ -38,7 +38,7 @@ def test_no_user_text_in_script_and_a_strict_policy(harness: Harness) -> None:
         assert not INLINE_SCRIPT.search(page)
     god = h.client.get(f"/d/g/{game}")
     # the name reaches the confirmation only as escaped attribute data, read by /static/app.js
-    assert 'data-confirm="为&#39;+alert(1)+&#39;换上替补？旧链接将失效"' in god.text
+    assert 'data-confirm="为&#39;+alert(1)+&#39;换上替补：旧链接立即失效，不能撤回。"' in god.text
     csp = god.headers["content-security-policy"]
     directives = dict(d.strip().split(" ", 1) for d in csp.split(";"))
     assert directives["script-src"] == "'self'" and "unsafe" not in csp

@@ -21,8 +21,7 @@ def _day_one(h: Harness, recognize: str | None = None) -> tuple[int, dict[str, s
     links = h.links(game)
     if recognize:
         assert h.act(links["年糕"], "recognize", target=recognize)[0] == 303
-    h.clock.now = shanghai(2026, 12, 1, 11)
-    assert h.service.fire_due() == 1
+    assert h.run_until(shanghai(2026, 12, 1, 11, 10)) == 2  # 开局 closes; day 1 opens after its window
     return game, links
 
 
@@ -59,7 +58,7 @@ def test_every_post_has_its_floor_and_time_and_can_quote_a_floor(harness: Harnes
     floors = [i["floor"] for i in thread]
     assert floors == list(range(1, len(thread) + 1))  # the opening 公示 is 1楼
     first = next(i for i in thread if i["author"] == "饺子")
-    assert first["time"] == "2026-12-01 11:00"
+    assert first["time"] == "2026-12-01 11:10"
     assert h.post(links["烧麦"], "同意楼上", reply_to=int(first["post_id"]))[0] == 303  # type: ignore[call-overload]
     reply = _thread(h, links["油条"])[-1]
     assert reply["quote"] == {"floor": first["floor"], "author": "饺子", "text": "我是预言家。"}
@@ -119,7 +118,7 @@ def test_the_day_result_lists_who_voted_whom(harness: Harness) -> None:
     assert h.post(links["饺子"], "投票对象：包子\n投票理由：x")[0] == 303
     assert h.post(links["包子"], "投票对象：饺子\n投票理由：x")[0] == 303
     assert h.post(links["烧麦"], "投票对象：包子\n投票理由：x")[0] == 303
-    assert h.director(game, "command", skill="close_phase")[0] == 303
+    h.close(game)
     day = [i for i in _thread(h, links["馄饨"]) if i["kind"] == "announce" and i["phase"] == "第1天"]
     assert "票型：饺子→包子，包子→饺子，烧麦→包子。" in str(day[-1]["text"])
     assert sum("票型" in str(i["text"]) for i in day) == 1
@@ -146,8 +145,7 @@ def test_the_halfblood_and_the_yandere_see_their_camp_after_recognition(harness:
     links = h.links(game)
     assert "尚未告知" in h.client.get(f"/p/{links['年糕']}").text  # before 认亲
     assert h.act(links["年糕"], "recognize", target="汤圆")[0] == 303
-    h.clock.now = shanghai(2026, 12, 1, 11)
-    assert h.service.fire_due() == 1
+    assert h.run_until(shanghai(2026, 12, 1, 11, 10)) == 2
     camp = re.compile(r'id="camp">([^<]*)<')
     assert camp.findall(h.client.get(f"/p/{links['年糕']}").text) == ["狼人阵营"]
     assert camp.findall(h.client.get(f"/p/{links['米糕']}").text) == ["村民阵营"]
@@ -159,7 +157,7 @@ def test_the_halfblood_and_the_yandere_see_their_camp_after_recognition(harness:
 def test_wolves_see_the_pack_target_and_declarations_others_do_not(harness: Harness) -> None:
     h = harness
     game, links = _day_one(h)
-    assert h.director(game, "command", skill="close_phase")[0] == 303  # 第1夜
+    h.close(game)  # 第1夜
     assert h.act(links["汤圆"], "kill", target="馄饨")[0] == 303
     assert h.act(links["月饼"], "kill", target="油条")[0] == 303
     page = h.client.get(f"/p/{links['春卷']}").text
@@ -173,7 +171,7 @@ def test_wolves_see_the_pack_target_and_declarations_others_do_not(harness: Harn
 def test_target_lists_start_empty_and_irreversible_actions_ask(harness: Harness) -> None:
     h = harness
     game, links = _day_one(h)
-    assert h.director(game, "command", skill="close_phase")[0] == 303  # 第1夜
+    h.close(game)  # 第1夜
     page = h.client.get(f"/p/{links['汤圆']}").text
     kill = re.search(r'data-skill="kill".*?</form>', page, re.S)
     assert kill is not None and '<option value="" selected disabled>请选择</option>' in kill.group()

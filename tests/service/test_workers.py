@@ -44,6 +44,15 @@ def test_two_processes_write_one_game_in_order(pg_database: str) -> None:
         game = h.create_pinming()
         links = h.links(game)
         assert h.director(game, "command", skill="close_phase")[0] == 303  # 开局 → 第1天
+        with service.sessions() as s:  # its settling window, ended at once by the director
+            window = service.current_deadline(s, game)
+            assert window is not None and window.skill == "window"
+        assert h.director(game, f"deadlines/{window.id}", action="now")[0] == 303
+        for _ in range(300):  # the servers' schedulers fire it
+            if service.read_published(game)[2].open:
+                break
+            time.sleep(0.1)
+        assert service.read_published(game)[2].label == "第1天"
         names = list(PINMING_SEATS)
         watcher = links["粽子"]
         received: list[str] = []

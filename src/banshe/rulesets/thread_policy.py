@@ -32,6 +32,12 @@ class ThreadPolicy:
     lurk_card: str = "card_yellow"
     request_cutoff_minutes: int = 0  # 加速/延时 requests count until N minutes before the day ends
     director_font: str = DIRECTOR_RED  # the 公示's BBCode body (DIRECTOR_RED or DIRECTOR_LARGE)
+    # night windows (沉寂与取酒 rulings of 2026-12-04): the ids of the night stages whose skills may
+    # be posted from the night's start until their own deadline; one posted before its stage opens
+    # is held and applied when it opens, in arrival order (the night settles in deadline order).
+    # A stage that waits (not opening with the night, not listed) opens when the earlier deadline
+    # passes or once every input of the earlier stages is in. Empty: stage by stage.
+    night_windows: tuple[str, ...] = ()
     # the default schedule's entries (see banshe.service.schedule): start_minutes, day_end,
     # min_day_hours, stages (a list, one per night stage, or one value for all), prompt_minutes_day,
     # prompt_minutes_night, weekend_extra_day, auto_accelerate_below; a missing key takes the

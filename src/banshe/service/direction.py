@@ -4,20 +4,51 @@ and pause / resume / end."""
 from __future__ import annotations
 
 import secrets
+from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from ..engine.commands import CLOSE_PHASE, DIRECTOR, Command
+from ..engine.commands import CARD_BLUE, CARD_RED, CARD_YELLOW, CLOSE_PHASE, DEDUCT, DIRECTOR, Command
 from ..engine.events import Event
 from ..engine.model import GameState
-from . import pgsync
+from ..engine.ruleset import Ruleset
+from . import logtext, pgsync
 from . import schedule as sched
 from .errors import NotFound, ServiceError
 from .forum_models import forum_day_counts
-from .models import Announcement, DayRecord, Deadline, Game, LurkFlag, Post, Seat
+from .models import (
+    Announcement,
+    CommandRow,
+    DayRecord,
+    Deadline,
+    Game,
+    GroupMessage,
+    HeldCommand,
+    LurkFlag,
+    PlayerNotice,
+    PlayerRequest,
+    Post,
+    Seat,
+)
 from .notices import notice, publish_notices
-from .store import Store
+from .store import HEAD, MAX_NOTE, Store
+
+CARD_TEXT = {CARD_BLUE: "蓝牌", CARD_YELLOW: "黄牌", CARD_RED: "红牌", DEDUCT: "扣分"}
+# the game's own fields a director command may change (restored by 撤销)
+GAME_FIELDS = (
+    "status",
+    "paused_at",
+    "phase_label",
+    "phase_started_at",
+    "public_label",
+    "public_settling",
+    "public_since",
+    "held_log",
+    "closed_at",
+    "start_at",
+    "dawn_at",
+)
 
 
 class Direction(Store):
@@ -124,7 +155,85 @@ class Direction(Store):
     def director_command(
         self, game_id: int, cmd: Command, at: str | None = None, note: str | None = None
     ) -> list[Event]:
-        return self.submit(game_id, cmd, source="director", at=at, note=note)
+        """A director's command (判罚 or 指令). It can be undone while nothing else has happened
+        since (`undo`): the service's records before it are kept with it. A card or a deduction
+        also tells its player privately, with the director's reason."""
+        if note is not None and len(note) > MAX_NOTE:
+            raise ServiceError(f"理由过长（最多{MAX_NOTE}字）")
+        with self._tx(game_id) as (s, game):
+            self._check_running(game)
+            state = self.state_of(s, game)
+            self._check_at(game, state, at)
+            now = self.clock()
+            before = _snapshot(s, game)
+            first = self._head(s, game.id) + 1
+            events = self._apply(s, game, state, cmd, "director", now, note)
+            if cmd.skill in CARD_TEXT and cmd.targets and cmd.targets[0] in state.chars:
+                what = f"扣{cmd.amount}分" if cmd.skill == DEDUCT else f"一张{CARD_TEXT[cmd.skill]}"
+                reason = f"，理由：{note}" if note else ""
+                text = f"你被导演判罚{what}{reason}。"
+                s.add(
+                    PlayerNotice(
+                        game_id=game.id,
+                        player=cmd.targets[0],
+                        phase=state.phase.label,
+                        text=text,
+                        created_at=now,
+                        command_seq=first,
+                    )
+                )
+            s.flush()
+            row = s.scalar(select(CommandRow).where(CommandRow.game_id == game.id, CommandRow.seq == first))
+            if row is not None:
+                row.undo = {"before": before, "after": _marks(s, game.id)}
+            return events
+
+    def undo_target(self, s: Session, game: Game) -> tuple[CommandRow | None, str]:
+        """The director's last command if it can be undone now, else (None, why not)."""
+        rows = s.scalars(
+            select(CommandRow)
+            .where(CommandRow.game_id == game.id, CommandRow.source == "director", CommandRow.superseded.is_(False))
+            .order_by(CommandRow.seq.desc())
+        ).first()
+        if rows is None or rows.undo is None:
+            return None, "没有可以撤销的导演指令"
+        if game.status == "ended":
+            return None, "游戏已经结束"
+        if _marks(s, game.id) != rows.undo.get("after"):
+            return None, "上一条导演指令之后已有其他变化（提交、发言、公示发布或时限），不能撤销"
+        return rows, ""
+
+    def undo(self, game_id: int, at: str | None = None) -> str:
+        """撤销 the director's last command while nothing else has happened since: retract it (and
+        what it set off at once), replay, restore the service's records; says what changed."""
+        with self._tx(game_id) as (s, game):
+            state = self.state_of(s, game)
+            self._check_at(game, state, at)
+            row, why = self.undo_target(s, game)
+            if row is None:
+                raise ServiceError(why)
+            rs = self.ruleset(game)
+            snapshot = dict(row.undo or {}).get("before") or {}
+            done = _sentence(rs, row)
+            old_log = [e.text for e in state.log if e.text]
+            for later in s.scalars(select(CommandRow).where(CommandRow.game_id == game.id, CommandRow.seq >= row.seq)):
+                s.delete(later)
+            s.flush()
+            s.info.pop(HEAD, None)
+            self._cache.pop(game.id, None)
+            self._before_close.pop(game.id, None)
+            _restore(s, game, snapshot)
+            fresh = self.state_of(s, game)
+            count = len([e for e in fresh.log if e.kind == "announce" and e.audience.kind == "public"])
+            for ann in s.scalars(
+                select(Announcement).where(Announcement.game_id == game.id, Announcement.idx >= count)
+            ):
+                s.delete(ann)
+            new_log = [e.text for e in fresh.log if e.text]
+            gone = old_log[len(new_log) :] if old_log[: len(new_log)] == new_log else []
+            lines = "；".join(t for t in gone[:6] if t)
+            more = f"（另有{len(gone) - 6}条）" if len(gone) > 6 else ""
+            return f"已撤销：{done}" + (f"。撤销的结果：{lines}{more}" if lines else "。")
 
     def substitute(self, game_id: int, name: str, at: str | None = None, person: str = "") -> Seat:
         """替补: the character keeps its history; the new person (`person`, named in the log and the
@@ -188,6 +297,13 @@ class Direction(Store):
                 ):
                     row.due_at += shift
                 game.phase_started_at += shift
+                game.public_since += shift
+                for name in ("closed_at", "start_at", "dawn_at"):
+                    value = getattr(game, name)
+                    if value is not None:
+                        setattr(game, name, value + shift)
+                if game.settings and "outage" in game.settings:
+                    game.settings = {k: v for k, v in game.settings.items() if k != "outage"}
                 game.status, game.paused_at = "running", None
             elif action == "end":
                 game.status = "ended"
@@ -204,3 +320,96 @@ class Direction(Store):
                 publish_notices(s, game.id, now)
             else:
                 raise ServiceError("未知的操作")
+
+
+def _max_id(s: Session, column: Any, game_id: int, owner: Any) -> int:
+    return int(s.scalar(select(func.max(column)).where(owner == game_id)) or 0)
+
+
+def _marks(s: Session, game_id: int) -> dict[str, Any]:
+    """Everything that can happen in a game besides a director command, as counters: a change of
+    any of them since his last command means it can no longer be undone."""
+    published = s.scalar(
+        select(func.count(Announcement.id)).where(
+            Announcement.game_id == game_id, Announcement.published_at.is_not(None)
+        )
+    )
+    fired = s.scalar(select(func.count(Deadline.id)).where(Deadline.game_id == game_id, Deadline.fired_at.is_not(None)))
+    settled = s.scalar(
+        select(func.count(HeldCommand.id)).where(HeldCommand.game_id == game_id, HeldCommand.status != "held")
+    )
+    flags = s.scalar(select(func.count(LurkFlag.id)).where(LurkFlag.game_id == game_id, LurkFlag.status != "pending"))
+    return {
+        "seq": _max_id(s, CommandRow.seq, game_id, CommandRow.game_id),
+        "posts": _max_id(s, Post.id, game_id, Post.game_id),
+        "chats": _max_id(s, GroupMessage.id, game_id, GroupMessage.game_id),
+        "held": _max_id(s, HeldCommand.id, game_id, HeldCommand.game_id),
+        "settled": int(settled or 0),
+        "requests": _max_id(s, PlayerRequest.id, game_id, PlayerRequest.game_id),
+        "seats": _max_id(s, Seat.id, game_id, Seat.game_id),
+        "published": int(published or 0),
+        "fired": int(fired or 0),
+        "flags": int(flags or 0),
+    }
+
+
+def _snapshot(s: Session, game: Game) -> dict[str, Any]:
+    """The service's records a director command may change, as they are before it."""
+    s.flush()
+    return {
+        "game": {name: getattr(game, name) for name in GAME_FIELDS},
+        "settings": dict(game.settings or {}),
+        "deadlines": [
+            [r.id, r.due_at, r.fired_at, r.cancelled]
+            for r in s.scalars(select(Deadline).where(Deadline.game_id == game.id))
+        ],
+        "announcements": [
+            [a.id, a.published_at, a.withheld]
+            for a in s.scalars(select(Announcement).where(Announcement.game_id == game.id))
+        ],
+        "held": [
+            [h.id, h.status, h.reason, h.settled_at]
+            for h in s.scalars(select(HeldCommand).where(HeldCommand.game_id == game.id))
+        ],
+        "flags": _max_id(s, LurkFlag.id, game.id, LurkFlag.game_id),
+        "days": _max_id(s, DayRecord.id, game.id, DayRecord.game_id),
+        "notices": _max_id(s, PlayerNotice.id, game.id, PlayerNotice.game_id),
+        "posts": _max_id(s, Post.id, game.id, Post.game_id),
+    }
+
+
+def _restore(s: Session, game: Game, snap: dict[str, Any]) -> None:
+    """Put the service's records back as `_snapshot` found them."""
+    for name, value in (snap.get("game") or {}).items():
+        setattr(game, name, value)
+    game.settings = dict(snap.get("settings") or {})
+    known = {int(r[0]): r for r in snap.get("deadlines") or []}
+    for row in s.scalars(select(Deadline).where(Deadline.game_id == game.id)):
+        old = known.get(row.id)
+        if old is None:
+            s.delete(row)
+        else:
+            row.due_at, row.fired_at, row.cancelled = old[1], old[2], old[3]
+    anns = {int(a[0]): a for a in snap.get("announcements") or []}
+    for ann in s.scalars(select(Announcement).where(Announcement.game_id == game.id)):
+        old = anns.get(ann.id)
+        if old is None:
+            s.delete(ann)
+        else:
+            ann.published_at, ann.withheld = old[1], old[2]
+    held = {int(h[0]): h for h in snap.get("held") or []}
+    for h in s.scalars(select(HeldCommand).where(HeldCommand.game_id == game.id)):
+        old = held.get(h.id)
+        if old is not None:
+            h.status, h.reason, h.settled_at = old[1], old[2], old[3]
+    for model, key in ((LurkFlag, "flags"), (DayRecord, "days"), (PlayerNotice, "notices"), (Post, "posts")):
+        for extra in s.scalars(select(model).where(model.game_id == game.id, model.id > int(snap.get(key) or 0))):
+            s.delete(extra)
+    s.flush()
+
+
+def _sentence(rs: Ruleset, row: CommandRow) -> str:
+    line = logtext.command_sentence(
+        rs, row.phase, dict(row.payload), logtext.Row(row.source, row.note, row.stage, row.created_at)
+    )
+    return line

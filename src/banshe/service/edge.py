@@ -29,6 +29,7 @@ GameId = Annotated[int, Path(ge=1, le=MAX_INT)]
 FlagId = Annotated[int, Path(ge=1, le=MAX_INT)]
 DayId = Annotated[int, Path(ge=1, le=MAX_INT)]
 AnnouncementIndex = Annotated[int, Path(ge=0, le=MAX_INT)]
+DeadlineId = Annotated[int, Path(ge=1, le=MAX_INT)]  # a row of the god view's timetable
 Token = Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{8,64}$")]  # a seat link (secrets.token_urlsafe)
 OptionalDayId = Annotated[int | None, Query(ge=1, le=MAX_INT)]
 
@@ -37,6 +38,7 @@ NOT_FOUND = {
     "game_id": "没有这局游戏",
     "flag_id": "没有这条潜水记录",
     "idx": "没有这条公示",
+    "deadline_id": "没有这个时限",
     "day_id": "没有这次读帖记录",
     "day": "没有这次读帖记录",
     "token": "链接无效或已停用",

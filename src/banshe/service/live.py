@@ -8,13 +8,13 @@
 - `Feed`: one per game with open pages in this process. On a wake it reads the game ONCE (the
   state, the new posts and group messages, the deadline) into a `Step`, renders each new post once
   per audience (with or without the reply links) and each new group message once.
-- Per viewer the step is decided from `view(state, viewer)` only (the engine's visibility, as
-  the pages themselves): a digest of everything his live area shows except the thread and the
-  chats (his view without the other players' vote events — those reach pages only as posts —,
-  his actions as his page lists them, his deadline, the game's status). If it moved, or the change is one a
-  fragment cannot express (phase, 公示, status, seats), he gets `reload`; else the new posts
-  (`post`) and the messages of the groups he is in (`chat`). A step that changes nothing he can
-  see sends him nothing at all.
+- Per viewer the step is decided from what he has been shown only (`seen.player_context`, the
+  same as his pages: the engine's view as published): a digest of everything his live area shows
+  except the thread and the chats (his view without the other players' vote events — those reach
+  pages only as posts —, his actions as his page lists them, his deadline, the game's status).
+  If it moved, or the change is one a fragment cannot express (phase, 公示, status, seats), he
+  gets `reload`; else the new posts (`post`) and the messages of the groups he is in (`chat`). A
+  step that changes nothing he can see sends him nothing at all.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from jinja2 import Environment
@@ -37,16 +37,16 @@ from sqlalchemy import func, select
 from starlette.concurrency import run_in_threadpool
 
 from ..engine.commands import CHANGE_VOTE, VOTE
-from ..engine.events import ACCEPTED, ANNOUNCE
+from ..engine.events import ACCEPTED
 from ..engine.model import GameState
-from ..engine.view import view
 from ..rulesets.registry import get_ruleset
 from . import schedule as sched
 from .games import GameService, NotFound
-from .models import Deadline, Game, GroupMessage, Post, Seat
+from .models import Game, GroupMessage, HeldCommand, PlayerNotice, Post, Seat
 from .notices import DIRECTOR_POST_KIND, NOTICE_KIND, UNPUBLISHED_NOTICES, published_notices
-from .views import ThreadItem, deadline_view, hides_votes, post_item, quote_of, thread_items
-from .views import _actions as actions
+from .published import Publication
+from .seen import Seen, player_context, seen_of
+from .views import ThreadItem, hides_votes, post_item, quote_of, thread_items
 
 log = logging.getLogger("banshe.live")
 CHANNEL = "banshe_live"  # PostgreSQL NOTIFY channel; the payload is the game id
@@ -131,7 +131,8 @@ class Step:
 
     game: Game
     state: GameState
-    deadline: Deadline | None
+    pub: Publication
+    seen: Seen
     structural: bool  # phase, 公示, status or seats changed: every page reloads
     seats_changed: bool
     posts: list[PostFragment] = field(default_factory=list)
@@ -143,16 +144,18 @@ class Step:
         """The digest of `viewer`'s live area outside the thread and chats, and his groups."""
         got = self._digests.get(viewer)
         if got is None:
-            got = self._digests[viewer] = _digest(self.game, self.state, self.deadline, viewer)
+            got = self._digests[viewer] = _digest(self.game, self.pub, self.seen, viewer)
         return got
 
     def can_post(self, viewer: str) -> bool:
-        return self.state.is_alive(viewer) and not self.state.over and self.game.status == "running"
+        return self.pub.alive_to(viewer, viewer) and not self.pub.over and self.game.status == "running"
 
 
-def _digest(game: Game, state: GameState, deadline: Deadline | None, viewer: str) -> tuple[str, frozenset[str]]:
-    v = view(state, viewer)
-    events = [
+def _digest(game: Game, pub: Publication, seen: Seen, viewer: str) -> tuple[str, frozenset[str]]:
+    ctx = player_context(get_ruleset(game.ruleset), game, pub, seen, viewer)
+    parts = ctx.digest_parts()
+    v = dict(parts["v"])
+    v["events"] = [
         e
         for e in v["events"]
         if not (
@@ -161,15 +164,10 @@ def _digest(game: Game, state: GameState, deadline: Deadline | None, viewer: str
             and e["data"]["command"]["actor"] != viewer
         )
     ]
-    seen = {
-        "v": {k: x for k, x in v.items() if k != "events"},
-        "events": events,
-        "actions": [asdict(a) for a in actions(get_ruleset(state.ruleset), state, viewer, v["events"])],
-        "deadline": deadline_view(deadline, game, v, viewer),
-        "status": game.status,
-    }
-    raw = json.dumps(seen, ensure_ascii=False, sort_keys=True, default=str)
-    return hashlib.sha256(raw.encode()).hexdigest(), frozenset(v.get("groups", {}))
+    parts["v"] = v
+    parts["status"] = game.status
+    raw = json.dumps(parts, ensure_ascii=False, sort_keys=True, default=str)
+    return hashlib.sha256(raw.encode()).hexdigest(), frozenset(ctx.v.get("groups", {}))
 
 
 class Feed:
@@ -213,23 +211,30 @@ class Feed:
     # -- in a worker thread -----------------------------------------------------------------
     def _advance(self) -> None:
         svc = self.svc
-        game, state = svc.read(self.game_id)
+        game, state, pub = svc.read_published(self.game_id)
         with svc.sessions() as s:
-            deadline = svc.current_deadline(s, self.game_id)
+            seen = seen_of(s, svc, game, pub)
             published = (svc.published_count(s, self.game_id), published_notices(s, self.game_id))
             seats = int(s.scalar(select(func.count(Seat.id)).where(Seat.game_id == self.game_id)) or 0)
             head = int(s.scalar(select(func.max(Post.id)).where(Post.game_id == self.game_id)) or 0)
             chat_head = int(
                 s.scalar(select(func.max(GroupMessage.id)).where(GroupMessage.game_id == self.game_id)) or 0
             )
+            rows = tuple((r.id, r.due_at) for r in svc.timetable(s, self.game_id))
+            held = tuple((h.id, h.status) for h in seen.held)
+            notices = int(s.scalar(select(func.max(PlayerNotice.id)).where(PlayerNotice.game_id == self.game_id)) or 0)
+            held_head = int(s.scalar(select(func.max(HeldCommand.id)).where(HeldCommand.game_id == self.game_id)) or 0)
             rs = svc.ruleset(game)
-            hide = hides_votes(rs, state)
-            mark = (state.phase.label, state.settling, state.over, game.status, published, seats, hide)
+            hide = hides_votes(rs, pub)
+            mark = (pub.label, pub.settling, pub.over, game.status, published, seats, hide, pub.begun)
             changed = (
                 svc.head_seq(s, self.game_id),  # a replaced submission keeps the count, not the seq
                 head,
                 chat_head,
-                None if deadline is None else (deadline.id, deadline.due_at),
+                rows,
+                held,
+                held_head,
+                notices,
                 mark,
             )
             if changed == self._head:
@@ -239,7 +244,7 @@ class Feed:
             structural = first or mark != self._mark
             seats_changed = bool(self._mark) and mark[5] != self._mark[5]
             self._mark = mark
-            step = Step(game, state, deadline, structural and not first, seats_changed)
+            step = Step(game, state, pub, seen, structural and not first, seats_changed)
             new_posts = list(
                 s.scalars(
                     select(Post).where(Post.game_id == self.game_id, Post.id > self._post_cursor).order_by(Post.id)
@@ -248,13 +253,13 @@ class Feed:
             if not structural and any(p.created_at < self._last_at for p in new_posts):
                 step.structural = structural = True  # a post out of time order: renumber by reloading
             if structural:
-                self._rebase(s, game, state)
+                self._rebase(s, game, state, pub)
             else:
                 for p in new_posts:
                     if p.vote_kind in UNPUBLISHED_NOTICES:  # the director's alone until he publishes it
                         self._post_cursor = p.id
                     else:
-                        step.posts.append(self._fragment(p, game, state, hide))
+                        step.posts.append(self._fragment(p, game, pub, hide))
                 new_chats = s.scalars(
                     select(GroupMessage)
                     .where(GroupMessage.game_id == self.game_id, GroupMessage.id > self._chat_cursor)
@@ -275,11 +280,10 @@ class Feed:
         for viewer in list(self.viewers):
             self.decide(index, viewer)
 
-    def _rebase(self, s: Any, game: Game, state: GameState) -> None:
+    def _rebase(self, s: Any, game: Game, state: GameState, pub: Publication) -> None:
         """The whole thread as any player sees it (viewer None: no own vote unhidden), for the
         floors and quotes of the posts that follow; and the chat counts."""
-        events = [e for e in view(state, None)["events"] if e["kind"] == ANNOUNCE]
-        items = thread_items(s, self.svc, game, state, events, director=False, viewer=None)
+        items = thread_items(s, self.svc, game, state, [], director=False, viewer=None, pub=pub)
         self._items = {i.post_id: i for i in items if i.post_id}
         self._floor = max((i.floor for i in items), default=0)
         self._last_at = max((i.at for i in items), default=0.0)
@@ -292,8 +296,8 @@ class Feed:
         self._chat_counts = {str(g): int(n) for g, n, _ in rows}
         self._chat_cursor = max((int(m) for _, _, m in rows), default=0)
 
-    def _fragment(self, p: Post, game: Game, state: GameState, hide: bool) -> PostFragment:
-        item = post_item(p, hide, state.phase.label, None)
+    def _fragment(self, p: Post, game: Game, pub: Publication, hide: bool) -> PostFragment:
+        item = post_item(p, hide, pub.label, None)
         self._floor += 1
         item.floor = self._floor
         item.time = sched.local_text(item.at, sched.zone(game.timezone))

@@ -33,6 +33,7 @@ SOURCE_NAMES = {
     "scheduler": "调度器",
     "requests": "玩家申请",
     "import": "导入",
+    "inputs": "行动已齐",
 }
 CARDS = {CARD_BLUE: "蓝牌", CARD_YELLOW: "黄牌", CARD_RED: "红牌"}
 KIND_NAMES = {
@@ -89,6 +90,9 @@ def command_sentence(rs: Ruleset, phase: str, cmd: dict[str, Any], row: Row | No
     source = row.source if row else ("director" if skill in ENGINE_DIRECTOR else "player")
     note = f"：{row.note}" if row and row.note else ""
     targets = _targets(cmd)
+    if source == "inputs":
+        stage = f"{phase}·{_stage_name(rs, row.stage)}" if row is not None and _stage_name(rs, row.stage) else phase
+        return f"{stage} 所等待的行动都已提交，下一阶段提前开放（截止时间不变）"
     if source == "scheduler":
         where = phase
         if skill == CLOSE_STAGE and row is not None and _stage_name(rs, row.stage):
@@ -134,7 +138,13 @@ ENGINE_DIRECTOR = frozenset(
 def _who(kind: str, source: str) -> str:
     if kind != ACCEPTED:
         return "引擎"
-    return {"player": "玩家", "director": "导演", "scheduler": "调度器", "requests": "玩家申请"}.get(source, source)
+    return {
+        "player": "玩家",
+        "director": "导演",
+        "scheduler": "调度器",
+        "requests": "玩家申请",
+        "inputs": "调度器",
+    }.get(source, source)
 
 
 def event_sentence(rs: Ruleset, e: Event) -> str:

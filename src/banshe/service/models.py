@@ -58,6 +58,16 @@ class Game(Base):
     created_at: Mapped[float] = mapped_column(Float)
     # the director's choices about the game itself, e.g. {"custom_board": true} (自定义板子)
     settings: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    # what the players see of the game's clock (issue 22, published.py / deadlines.py): the phase
+    # they are in, whether it is settling (closed, its results not yet released), since when
+    public_label: Mapped[str] = mapped_column(String(32), default="开局")
+    public_settling: Mapped[bool] = mapped_column(Boolean, default=False)
+    public_since: Mapped[float] = mapped_column(Float, default=0.0)
+    # while a settling window runs: the engine log's length at the close (later events wait)
+    held_log: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    closed_at: Mapped[float | None] = mapped_column(Float, nullable=True)  # the last phase close
+    start_at: Mapped[float | None] = mapped_column(Float, nullable=True)  # a scheduled start (开局)
+    dawn_at: Mapped[float | None] = mapped_column(Float, nullable=True)  # the next dawn's automatic 公示
 
 
 class Seat(Base):
@@ -88,6 +98,8 @@ class CommandRow(Base):
     superseded: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[float] = mapped_column(Float)
     note: Mapped[str | None] = mapped_column(Text, nullable=True)  # the director's reason (判罚理由)
+    # a director's command: the service's records before it, for 撤销 (direction.py `undo`)
+    undo: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
 
 
 class Post(Base):
@@ -103,6 +115,9 @@ class Post(Base):
     created_at: Mapped[float] = mapped_column(Float)
     # the post this one replies to (回复 N楼: a 改票 replies to its author's vote floor)
     reply_to: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    # a vote whose target (or voter) is out without the out published: accepted as a post, void
+    # in the count (the engine got 弃权), the reason told once the out is published (issue 22)
+    void: Mapped[str | None] = mapped_column(Text, nullable=True)
 
 
 class RefusedPost(Base):
@@ -156,6 +171,39 @@ class Deadline(Base):
     due_at: Mapped[float] = mapped_column(Float, index=True)
     fired_at: Mapped[float | None] = mapped_column(Float, nullable=True)
     cancelled: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class HeldCommand(Base):
+    """A player's night skill the engine has not taken (issue 22): `held` — posted before its
+    stage opens (night windows: applied when the stage opens, in arrival order); `void` — aimed
+    at a character whose out is not yet published (the reason is told once it is); `applied`,
+    `refused` (by the engine when its stage opened) or `replaced` once settled."""
+
+    __tablename__ = "held_commands"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
+    actor: Mapped[str] = mapped_column(String(64))
+    skill: Mapped[str] = mapped_column(String(64))
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON)
+    phase: Mapped[str] = mapped_column(String(32))
+    stage: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(16))  # held | void | applied | refused | replaced
+    reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_at: Mapped[float] = mapped_column(Float)
+    settled_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+
+
+class PlayerNotice(Base):
+    """A private notice from the director to one character (a card and its reason, issue 22)."""
+
+    __tablename__ = "player_notices"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
+    player: Mapped[str] = mapped_column(String(64))
+    phase: Mapped[str] = mapped_column(String(32))
+    text: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[float] = mapped_column(Float)
+    command_seq: Mapped[int | None] = mapped_column(Integer, nullable=True)  # the command it came with
 
 
 class PlayerRequest(Base):

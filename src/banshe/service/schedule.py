@@ -2,10 +2,11 @@
 
 Times are epoch seconds (UTC); clock times such as "21:00" are read in the game's time zone.
 A night stage's entry is either minutes after the previous stage's deadline (the first stage
-counts from the night's start) or a clock time "HH:MM". A night that starts after its evening's
-day_end is shifted whole (`stage_deadlines`); a stage that waits for the earlier ones counts its
-length from the moment it opens (`stage_due`); a stage with nothing to wait for closes at once
-(`stage_idle`). See docs/rulings.md, 导演服务的时限.
+counts from the night's start) or a clock time "HH:MM". Every close is followed by its settling
+window (`window_minutes`); a night that starts after its evening's day_end is shifted whole
+(`stage_deadlines`); a stage that waits for the earlier ones and opens late gets its full length
+from the moment it opens (`stage_due`). A stage always runs its whole time: whether its holders
+are out is never judged from what players do not know. See docs/rulings.md, 导演服务的时限.
 """
 
 from __future__ import annotations
@@ -15,8 +16,6 @@ from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from ..engine.commands import DIRECTOR, Command
-from ..engine.events import ACCEPTED
 from ..engine.model import DAY, NIGHT, GameState
 from ..engine.ruleset import Ruleset
 from ..rulesets import thread_policy
@@ -55,6 +54,9 @@ _FALLBACK: dict[str, Any] = {
     "prompt_minutes_night": 30,
     "weekend_extra_day": False,  # a day that would close on a Saturday or Sunday lasts one day more
     "auto_accelerate_below": 0,  # 加速 at the start of a day with fewer alive characters (0: never)
+    # with review on, a dawn's 公示 is published at this clock time if the director has not
+    # published it by then ("": only when he does; issue 22, the dawn follows the 公示)
+    "dawn_publish": "",
 }
 # a night belongs to the evening of the day_end clock time nearest its start: one that starts up
 # to 12 hours after it (a day closed at 23:10, or at 03:00) runs late and is shifted whole
@@ -163,6 +165,10 @@ def _check_day_options(rs: Ruleset, out: dict[str, Any]) -> None:
     if below < 0 or below > rs.max_players:
         raise ValueError(f"时间表“自动加速人数”应在 0 到 {rs.max_players} 之间（0 为不自动加速）")
     out["auto_accelerate_below"] = below
+    dawn = str(out.get("dawn_publish") or "").strip()
+    if dawn and not _CLOCK.match(dawn):
+        raise ValueError(f"时间表“黎明公示自动发布时间”格式应为 HH:MM（留空为导演手动发布）：{dawn[:20]}")
+    out["dawn_publish"] = dawn
 
 
 def next_clock(after: float, hour: int, minute: int, tz: ZoneInfo) -> float:
@@ -207,67 +213,48 @@ def _walk(start: float, entries: list[int | tuple[int, int] | None], tz: ZoneInf
     return out
 
 
-def stage_deadlines(night_start: float, schedule: dict[str, Any], tz: ZoneInfo) -> list[float]:
+def window_minutes(schedule: dict[str, Any], closed_kind: str) -> int:
+    """The settling window after a phase of kind `closed_kind` closes: every prompt the close
+    raises (最后一枪, 装傻, 殉职, 指认) is answered inside it, and nothing of the settlement reaches
+    the players before it ends, whether a prompt is pending or not (issue 22)."""
+    key = "prompt_minutes_night" if closed_kind == NIGHT else "prompt_minutes_day"
+    return int(schedule[key])
+
+
+def stage_deadlines(
+    night_start: float, schedule: dict[str, Any], tz: ZoneInfo, closed_at: float | None = None
+) -> list[float]:
     """The night's plan: each stage's deadline when every stage runs its full length.
 
-    Clock times belong to the evening whose day_end is nearest the night's start. A night that
-    starts after that day_end (a day closed late, at 23:10 or at 03:00) is shifted whole: the
-    gaps between deadlines are kept and the first stage keeps its length from the day_end, so no
-    stage passes in zero time. A night that starts earlier keeps its clock times."""
+    `night_start` is when the night opens to the players (the day's close plus its settling
+    window), `closed_at` when the day closed (default: `night_start`). Minute entries count from
+    the night's start. Clock times belong to the evening whose day_end is nearest the close; a
+    day that closed after that day_end (at 23:10, or at 03:00) shifts the night whole: the gaps
+    between deadlines are kept and the first stage keeps its length from the day_end, so no stage
+    passes in zero time. A day that closed earlier keeps the clock times; if the settling window
+    would run past the first clock time, the night moves on by the window too."""
+    closed = night_start if closed_at is None else closed_at
     entries = [parse_stage(v) for v in schedule["stages"]]
     if not any(isinstance(e, tuple) for e in entries):
         return _walk(night_start, entries, tz)
     h, m = _hm(schedule["day_end"])
-    evening = next_clock(night_start - _NIGHT_WINDOW, h, m, tz)
-    if night_start <= evening:
-        return _walk(night_start, entries, tz)
-    shift = night_start - evening
-    return [t + shift for t in _walk(evening, entries, tz)]
+    evening = next_clock(closed - _NIGHT_WINDOW, h, m, tz)
+    shift = max(0.0, closed - evening)
+    plan = [t + shift for t in _walk(evening, entries, tz)]
+    if plan and plan[0] <= night_start:
+        late = night_start - closed
+        plan = [t + late for t in plan]
+    return plan
 
 
-def stage_due(
-    night_start: float,
-    stage_start: float,
-    index: int,
-    schedule: dict[str, Any],
-    rs: Ruleset,
-    tz: ZoneInfo,
-) -> float:
-    """The deadline of night stage `index`, which opened at `stage_start`. A stage that opens with
-    the night keeps its planned deadline; one that waits for the earlier stages gets its full
-    length from the moment it opened (seed 002: 女巫<通灵>…收到反馈后半小时), and a clock-time one
-    never closes before its planned time."""
-    plan = stage_deadlines(night_start, schedule, tz)
-    if index <= 0 or index >= len(plan) or rs.night_stages[index].opens_with_night:
-        return plan[min(max(index, 0), len(plan) - 1)]
-    own = stage_start + (plan[index] - plan[index - 1])
-    if isinstance(parse_stage(schedule["stages"][index]), tuple):
-        return max(plan[index], own)
-    return own
-
-
-def stage_idle(rs: Ruleset, state: GameState) -> bool:
-    """True when the current night stage publicly waits for no one: every skill of the stage
-    belongs to identities (`Ruleset.skill_holders`) whose every holder was already out when the
-    night began, and no one has a submission of it to replace. Only what every player knows
-    decides it, so an early close reveals nothing (no player may learn by the clock that the
-    女巫 spent her potions, was killed tonight, or that no one is infected); the stage then
-    closes at once."""
-    if state.phase.kind != NIGHT or state.settling or state.over or state.stage >= len(rs.night_stages):
-        return False
-    skills = rs.night_stages[state.stage].skills
-    holders = rs.skill_holders()
-    if not skills or any(skill not in holders for skill in skills):
-        return False
-    label = state.phase.label
-    for event in state.log:
-        if event.kind == ACCEPTED and event.phase == label:
-            done = Command.from_json(event.data["command"])
-            if done.actor != DIRECTOR and done.skill in skills and rs.stage_for(state, done) == state.stage:
-                return False
-    out_before_night = {o.player for o in state.outs if o.phase.label != label}
-    roles = {role for skill in skills for role in holders[skill]}
-    return all(c.name in out_before_night for c in state.chars.values() if c.role in roles)
+def stage_due(plan: list[float], index: int, opened: float, waits: bool) -> float:
+    """The deadline of night stage `index`, which opened at `opened`: its planned one; a stage
+    that waits for the earlier ones and opened late gets its full length from the moment it
+    opened (seed 002: 女巫<通灵>…收到反馈后半小时), never less than the plan."""
+    planned = plan[min(max(index, 0), len(plan) - 1)]
+    if index <= 0 or index >= len(plan) or not waits:
+        return planned
+    return max(planned, opened + (plan[index] - plan[index - 1]))
 
 
 def auto_accelerate(schedule: dict[str, Any], state: GameState) -> bool:
@@ -279,11 +266,34 @@ def auto_accelerate(schedule: dict[str, Any], state: GameState) -> bool:
     return len(state.alive_names()) < below
 
 
-def night_preview(rs: Ruleset, schedule: dict[str, Any], night_start: float, tz: ZoneInfo) -> list[tuple[str, float]]:
-    """Each night stage's name and planned deadline for a night starting at `night_start` (what
-    the director sees before closing the day)."""
-    plan = stage_deadlines(night_start, schedule, tz)
+def night_preview(rs: Ruleset, schedule: dict[str, Any], closed_at: float, tz: ZoneInfo) -> list[tuple[str, float]]:
+    """Each night stage's name and planned deadline for a day closing at `closed_at` (what the
+    director sees before closing the day): the night opens once the settling window has run."""
+    night_start = closed_at + window_minutes(schedule, DAY) * 60
+    plan = stage_deadlines(night_start, schedule, tz, closed_at)
     return [(stage.name, due) for stage, due in zip(rs.night_stages, plan, strict=False)]
+
+
+def dawn_due(schedule: dict[str, Any], after: float, tz: ZoneInfo) -> float | None:
+    """When a dawn 公示 pending since `after` is published by itself (the schedule's
+    `dawn_publish` clock time, the first one after `after`); None: only by the director."""
+    text = str(schedule.get("dawn_publish") or "")
+    if not _CLOCK.match(text):
+        return None
+    h, m = _hm(text)
+    return next_clock(after, h, m, tz)
+
+
+def parse_local(text: str, tz: ZoneInfo) -> float:
+    """A local date and time typed by the director ("2026-12-05 20:00" or the browser's
+    "2026-12-05T20:00") as epoch seconds (Chinese ValueError when unreadable)."""
+    raw = text.strip().replace("T", " ")
+    for fmt in ("%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S"):
+        try:
+            return datetime.strptime(raw, fmt).replace(tzinfo=tz).timestamp()
+        except ValueError:
+            continue
+    raise ValueError(f"时间格式应为 YYYY-MM-DD HH:MM：{raw[:30]}")
 
 
 def local_text(ts: float, tz: ZoneInfo) -> str:

@@ -26,7 +26,7 @@ from sqlalchemy import func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
-from ..engine.commands import ACCELERATE, CLOSE_PHASE, DIRECTOR, Command, IllegalCommand
+from ..engine.commands import CLOSE_PHASE, PROMPT_TIMEOUT, Command, IllegalCommand
 from ..engine.core import apply_in_place, new_game
 from ..engine.events import ANNOUNCE, NOTICE, PUBLIC, Event
 from ..engine.model import DAY, NIGHT, START, GameState
@@ -40,6 +40,7 @@ from .errors import Conflict, NotFound, ServiceError
 from .models import Announcement, CommandRow, Deadline, Game, Seat, Submission
 from .names import check_names
 from .notices import publish_notices
+from .published import Publication, publication
 
 MAX_TEXT = 5000
 MAX_NOTE = 500
@@ -82,6 +83,8 @@ class Store(ABC):
         self._seat_cache_on = True
         self.post_limits = security.PostLimits(per_minute=12, chars_per_phase=100_000)  # create_app: Settings
         self._failed: dict[int, float] = {}  # game id -> monotonic time its deadlines are tried again
+        # game id -> (the log index of a running settling window's close, the state before it)
+        self._before_close: dict[int, tuple[int, GameState]] = {}
         # SQLite has one writer at a time and its busy handler is unfair under load: queue writers here
         bind = sessions.kw.get("bind")
         single_writer = bind is not None and bind.dialect.name == "sqlite"
@@ -125,6 +128,7 @@ class Store(ABC):
             except IntegrityError as exc:
                 s.rollback()
                 self._cache.pop(game_id, None)
+                self._before_close.pop(game_id, None)
                 raise Conflict("另一个提交同时到达，请重试") from exc
             except idem.AlreadyDone:
                 s.rollback()
@@ -140,6 +144,7 @@ class Store(ABC):
             except BaseException:
                 s.rollback()
                 self._cache.pop(game_id, None)
+                self._before_close.pop(game_id, None)
                 raise
             finally:
                 s.close()
@@ -223,7 +228,9 @@ class Store(ABC):
         self._remember(game.id, Cached(head, state))
         return state
 
-    def _rebuild(self, s: Session, game: Game, exclude: int | None = None) -> GameState:
+    def _rebuild(self, s: Session, game: Game, exclude: int | None = None, log_before: int | None = None) -> GameState:
+        """Replay the stored commands (less `exclude`); `log_before`: stop at the command whose
+        events would start at that log index (the state just before a close)."""
         state = new_game(get_ruleset(game.ruleset), game.players, game.roles, game.options, game.seed)
         rows = s.scalars(
             select(CommandRow)
@@ -233,8 +240,30 @@ class Store(ABC):
         for row in rows:
             if row.seq == exclude:
                 continue
+            if log_before is not None and len(state.log) >= log_before:
+                break
             apply_in_place(state, Command.from_json(row.payload))
         return state
+
+    def publication_of(self, s: Session, game: Game, state: GameState) -> Publication:
+        """What the players may see of the game now (published.py): the announcement rows, and
+        while a settling window runs the state before its close (replayed once per window)."""
+        rows = s.scalars(select(Announcement).where(Announcement.game_id == game.id)).all()
+        before: GameState | None = None
+        if game.held_log is not None and not state.over:
+            known = self._before_close.get(game.id)
+            if known is None or known[0] != game.held_log:
+                known = (game.held_log, self._rebuild(s, game, log_before=game.held_log))
+                self._before_close[game.id] = known
+            before = known[1]
+        return publication(game, state, before, rows)
+
+    def read_published(self, game_id: int) -> tuple[Game, GameState, Publication]:
+        """`read` with what the players may see of it."""
+        with self.lock(game_id), self.sessions() as s:
+            game = self._load(s, game_id)
+            state = self.state_of(s, game).clone()
+            return game, state, self.publication_of(s, game, state)
 
     def read(self, game_id: int) -> tuple[Game, GameState]:
         """A consistent snapshot for rendering (the state is a private copy)."""
@@ -255,6 +284,7 @@ class Store(ABC):
         title: str = "",
         auto_publish: bool = False,
         custom_board: bool = False,
+        start_at: float | None = None,
     ) -> Game:
         try:
             rs = find_ruleset(ruleset)
@@ -282,6 +312,8 @@ class Store(ABC):
         except ValueError as exc:
             raise ServiceError(str(exc)) from None  # the engine's and the schedule's reasons are Chinese
         now = self.clock()
+        if start_at is not None and start_at <= now:
+            start_at = None  # a start time already past: the game starts now
         with self.sessions() as s:
             game = insert_game(
                 s,
@@ -295,6 +327,10 @@ class Store(ABC):
                 now,
             )
             game.settings = {"custom_board": custom_board}
+            if start_at is not None:
+                # links go out now; the 开局 clock runs from the start (issue 22)
+                game.start_at = start_at
+                game.public_since = game.phase_started_at = start_at
             self._after_change(s, game, state, now)
             s.commit()
             self._remember(game.id, Cached(0, state))
@@ -322,6 +358,7 @@ class Store(ABC):
         if cmd.skill == CLOSE_PHASE and state.phase.kind == DAY and not state.settling:
             self._record_day(s, game, state, anchor)
         accepted = len(state.commands)
+        before_log = len(state.log)
         try:
             events = apply_in_place(state, cmd)
         except IllegalCommand as exc:
@@ -347,9 +384,9 @@ class Store(ABC):
         )
         s.info[HEAD] = (game.id, head + 1)
         self._remember(game.id, Cached(head + 1, state))
-        self._after_change(s, game, state, anchor)
-        if phase != state.phase.label and sched.auto_accelerate(game.schedule, state):
-            events += self._apply(s, game, state, Command(DIRECTOR, ACCELERATE), "scheduler", anchor)
+        self._after_change(s, game, state, anchor, before_log)
+        if state.phase.label == phase and state.stage > stage and state.phase.kind == NIGHT and not state.settling:
+            self._stage_opened(s, game, state, anchor)  # a waiting stage's length; held skills
         return events
 
     def _replaceable(self, s: Session, game: Game, state: GameState, cmd: Command) -> CommandRow | None:
@@ -387,9 +424,7 @@ class Store(ABC):
             self._check_at(game, state, at)
             now = self.clock()
             if source == "player":
-                prior = self._replaceable(s, game, state, cmd)
-                if prior is not None:
-                    return self._replace(s, game, prior, cmd, now)
+                return self._player_submit(s, game, state, cmd, now)  # holding.py
             return self._apply(s, game, state, cmd, source, now, note)
 
     def _replace(self, s: Session, game: Game, prior: CommandRow, cmd: Command, now: float) -> list[Event]:
@@ -403,12 +438,18 @@ class Store(ABC):
         events = self._apply(s, game, candidate, cmd, "player", now)
         return events
 
-    def _after_change(self, s: Session, game: Game, state: GameState, anchor: float) -> None:
+    def _after_change(
+        self, s: Session, game: Game, state: GameState, anchor: float, before_log: int | None = None
+    ) -> None:
+        """The service's records after the engine changed: the players' clock and deadlines
+        (a close starts its settling window), the new 公示 (published at once when publication
+        is automatic and no window holds them), and the end of the game."""
+        self._timeline(s, game, state, anchor, before_log)
         anns = public_announcements(state)
         total = len(anns)
         have = s.scalar(select(func.count(Announcement.id)).where(Announcement.game_id == game.id)) or 0
         for idx in range(have, total):
-            published = anchor if game.auto_publish else None
+            published = anchor if game.auto_publish and game.held_log is None and not game.public_settling else None
             s.add(
                 Announcement(game_id=game.id, idx=idx, phase=anns[idx].phase, created_at=anchor, published_at=published)
             )
@@ -427,8 +468,6 @@ class Store(ABC):
             publish_notices(s, game.id, anchor)
         if state.phase.label != game.phase_label:
             game.phase_label = state.phase.label
-            game.phase_started_at = anchor
-        self._sync_deadlines(s, game, state, anchor)
 
     @staticmethod
     def position(state: GameState) -> str:
@@ -468,10 +507,30 @@ class Store(ABC):
             )
 
     def current_deadline(self, s: Session, game_id: int) -> Deadline | None:
+        """The players' current deadline: the first to come of the public clock's rows (a prompt's
+        own deadline is not one of them: only its player and the director see it)."""
         return s.scalars(
             select(Deadline)
-            .where(Deadline.game_id == game_id, Deadline.fired_at.is_(None), Deadline.cancelled.is_(False))
-            .order_by(Deadline.due_at)
+            .where(
+                Deadline.game_id == game_id,
+                Deadline.fired_at.is_(None),
+                Deadline.cancelled.is_(False),
+                Deadline.skill != PROMPT_TIMEOUT,
+            )
+            .order_by(Deadline.due_at, Deadline.id)
+        ).first()
+
+    def prompt_deadline(self, s: Session, game_id: int) -> Deadline | None:
+        """A prompt's own deadline in the middle of a phase, if one runs."""
+        return s.scalars(
+            select(Deadline)
+            .where(
+                Deadline.game_id == game_id,
+                Deadline.fired_at.is_(None),
+                Deadline.cancelled.is_(False),
+                Deadline.skill == PROMPT_TIMEOUT,
+            )
+            .order_by(Deadline.due_at, Deadline.id)
         ).first()
 
     def seat_by_token(self, token: str) -> Seat:
@@ -544,8 +603,16 @@ class Store(ABC):
 
     # -- what the other parts of the service provide (deadlines.py, direction.py) -------------
     @abstractmethod
-    def _sync_deadlines(self, s: Session, game: Game, state: GameState, anchor: float) -> None:
-        """Make the stored deadline the one the game's position wants (deadlines.py)."""
+    def _timeline(self, s: Session, game: Game, state: GameState, anchor: float, before_log: int | None) -> None:
+        """Keep the players' clock and the deadline rows in step with the engine (deadlines.py)."""
+
+    @abstractmethod
+    def _stage_opened(self, s: Session, game: Game, state: GameState, anchor: float) -> None:
+        """A night stage has just become the current one (deadlines.py, holding.py)."""
+
+    @abstractmethod
+    def _player_submit(self, s: Session, game: Game, state: GameState, cmd: Command, now: float) -> list[Event]:
+        """A player's skill through the players' gate, held or void where it must be (holding.py)."""
 
     @abstractmethod
     def _record_day(self, s: Session, game: Game, state: GameState, anchor: float) -> None:
@@ -579,6 +646,9 @@ def insert_game(
         phase_label=state.phase.label,
         phase_started_at=now,
         created_at=now,
+        public_label=state.phase.label,
+        public_settling=False,
+        public_since=now,
     )
     s.add(game)
     s.flush()

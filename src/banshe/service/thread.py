@@ -8,10 +8,11 @@ from sqlalchemy.orm import Session
 
 from ..engine.commands import ABSTAIN, CHANGE_VOTE, CLOSE_PHASE, DIRECTOR, VOTE, Command
 from ..engine.model import GameState
-from ..engine.view import is_legal, legal_commands
+from ..engine.view import legal_commands
 from ..forum import VoteFormatError, VotePost, parse_vote
 from . import schedule as sched
 from .errors import NotFound, ServiceError, TooMany
+from .holding import Holding, gate_reason, refusal_of
 from .models import Announcement, Game, GroupMessage, Post, RefusedPost
 from .names import clean_post
 from .names import key as name_key
@@ -23,7 +24,8 @@ from .notices import (
     NOTICE_WITHHELD,
     publish_notices,
 )
-from .store import MAX_TEXT, Store, public_announcements
+from .published import Publication, announce_indices, revived
+from .store import MAX_TEXT, public_announcements
 
 
 class RefusedSpeech(ServiceError):
@@ -34,7 +36,7 @@ class RefusedSpeech(ServiceError):
         self.kept = kept
 
 
-class Thread(Store):
+class Thread(Holding):
     """The thread's writes; the pages read it through views.py."""
 
     def post(
@@ -93,25 +95,27 @@ class Thread(Store):
             state = self.state_of(s, game)
             self._check_at(game, state, at)
             rs = self.ruleset(game)
+            pub = self.publication_of(s, game, state)
             if state.over:
                 raise ServiceError("游戏已经结束，讨论帖已关闭")
             if author not in state.chars:
                 raise ServiceError(f"{author}不是本局的角色")
-            if not state.is_alive(author):
+            # 诈尸 as the players know it: an out not yet published does not close the thread to him
+            if not pub.alive_to(author, None):
                 raise ServiceError(f"{author}已出局，不能在讨论帖发言（诈尸）")
             gate = rs.gate(state, Command(author, "post", text=body))
             if gate:
                 raise ServiceError(gate)
             now = self.clock()
             if not by_director:  # flood control before anything is stored, a refused speech included
-                self._check_flood(s, game, author, state.phase.label, len(body), now)
+                self._check_flood(s, game, author, pub.label, len(body), now)
             # the speech rules are the player's (癫狂): the director's 代投 is not his speech
             reason = None if by_director else rs.check_post(state, author, body)
             if reason:
                 kept = RefusedPost(
                     game_id=game.id,
                     author=author,
-                    phase=state.phase.label,
+                    phase=pub.label,
                     text=body,
                     reason=reason,
                     created_at=self.clock(),
@@ -120,23 +124,81 @@ class Thread(Store):
             if refused is not None:
                 raise ServiceError(refused)
             replied = self._replied(s, game, reply_to)
-            row = _new_post(game, state, author, body, replied, by_director, now)
+            row = _new_post(game, pub.label, author, body, replied, by_director, now)
             if vote is not None:
-                target = self._resolve_target(state, vote.target, author, body)
-                if vote.kind == CHANGE_VOTE or by_director:
-                    self._check_change_window(s, game, now, "代投" if by_director else "改票")
-                reply_rule = vote.kind == CHANGE_VOTE and not by_director and sched.policy_for(rs).change_vote_reply
-                # the engine's refusals (no vote yet, one change only, 加速) come first
-                if reply_rule and is_legal(state, Command(author, CHANGE_VOTE, (target,))) is None:
-                    self._check_change_reply(s, game, state, author, replied)
-                self._apply(
-                    s, game, state, Command(author, vote.kind, (target,)), "director" if by_director else "player", now
-                )
-                row.vote_kind, row.vote_target = vote.kind, target
+                target = self._resolve_target(state, vote.target, author, body, revived(pub, author))
+                self._vote(s, game, state, pub, row, Command(author, vote.kind, (target,)), replied, by_director, now)
             stored = _insert(s, row)
             if not by_director:
                 self.post_limits.spend(game.id, author, row.phase, len(body), now)
             return stored
+
+    def _vote(
+        self,
+        s: Session,
+        game: Game,
+        state: GameState,
+        pub: Publication,
+        row: Post,
+        cmd: Command,
+        replied: Post | None,
+        by_director: bool,
+        now: float,
+    ) -> None:
+        """A vote post's vote. Judged as the players know the game: a vote for a character whose
+        out is not yet published is taken (void: the engine counts it as 弃权, it shows as posted,
+        and the voter is told why once the out is published); so is the vote of a voter whose own
+        out is not yet published (void, kept by the service alone)."""
+        rs = self.ruleset(game)
+        author, target = cmd.actor, cmd.targets[0]
+        gate = gate_reason(pub, state, cmd, game.timezone)
+        if gate:
+            raise ServiceError(gate)
+        if cmd.skill == CHANGE_VOTE or by_director:
+            self._check_change_window(s, game, now, "代投" if by_director else "改票")
+        refusal = refusal_of(state, cmd)
+        void: str | None = None
+        engine_cmd: Command | None = cmd
+        if refusal is not None and refusal.code == "actor_out" and not pub.out_known(author, None):
+            void = refusal.reason
+            engine_cmd = None
+            self._void_voter_rules(s, game, state, cmd)
+        elif refusal is not None and refusal.code == "target_out" and not pub.out_known(target, author):
+            again = refusal_of(revived(pub, author), cmd)
+            if again is not None:
+                raise ServiceError(again.reason)
+            void = refusal.reason
+            engine_cmd = Command(author, cmd.skill, (ABSTAIN,))  # counts for no one, like a vote for the out
+        elif refusal is not None:
+            raise ServiceError(refusal.reason)
+        reply_rule = cmd.skill == CHANGE_VOTE and not by_director and sched.policy_for(rs).change_vote_reply
+        if reply_rule:  # after the engine's own refusals (no vote yet, one change only, 加速)
+            self._check_change_reply(s, game, state, author, replied)
+        if engine_cmd is not None:
+            self._apply(s, game, state, engine_cmd, "director" if by_director else "player", now)
+        row.vote_kind, row.vote_target, row.void = cmd.skill, target, void
+
+    @staticmethod
+    def _void_voter_rules(s: Session, game: Game, state: GameState, cmd: Command) -> None:
+        """The vote rules the engine would apply to a voter it knows is out and the players do
+        not: one vote, one 改票, none while 加速 (the same reasons as the engine's)."""
+        posts = s.scalars(
+            select(Post.vote_kind).where(
+                Post.game_id == game.id,
+                Post.author == cmd.actor,
+                Post.phase == state.phase.label,
+                Post.vote_kind.in_((VOTE, CHANGE_VOTE)),
+            )
+        ).all()
+        if cmd.skill == VOTE and posts:
+            raise ServiceError(f"{cmd.actor}今天已经投票，改票请使用改票格式")
+        if cmd.skill == CHANGE_VOTE:
+            if not posts:
+                raise ServiceError(f"{cmd.actor}今天还没有有效投票，不能改票")
+            if CHANGE_VOTE in posts:
+                raise ServiceError("改票只允许进行一次")
+            if state.accelerated:
+                raise ServiceError("执行加速时不允许改票")
 
     @staticmethod
     def _replied(s: Session, game: Game, reply_to: int | None) -> Post | None:
@@ -166,7 +228,9 @@ class Thread(Store):
             raise ServiceError("改票无效：改票需回复原投票楼层（请点击自己投票帖下的“改票（回复此楼）”）")
 
     @staticmethod
-    def _resolve_target(state: GameState, written: str, voter: str = "", body: str = "") -> str:
+    def _resolve_target(
+        state: GameState, written: str, voter: str = "", body: str = "", known: GameState | None = None
+    ) -> str:
         wanted = name_key(written)
         if wanted == ABSTAIN:
             return ABSTAIN
@@ -175,8 +239,13 @@ class Thread(Store):
                 return name
         reason = f"投票无效：投票对象“{written}”不是本局的角色（弃权请填写“弃权”）"
         # a near miss (雨打芭焦 for 雨打芭蕉) among the targets the rules allow this voter: offered,
-        # never applied without the player's click
-        allowed = [c.targets[0] for c in legal_commands(state, voter) if c.skill in (VOTE, CHANGE_VOTE) and c.targets]
+        # never applied without the player's click. `known`: the game as the voter may know it
+        # (an out not yet published is still a target he may be offered)
+        allowed = [
+            c.targets[0]
+            for c in legal_commands(known or state, voter)
+            if c.skill in (VOTE, CHANGE_VOTE) and c.targets
+        ]
         near = near_name(written, [n for n in allowed if n != ABSTAIN])
         if near is not None and body:
             raise NearMiss(f"{reason}。你是不是想投：{near}？", near, _corrected(body, written, near))
@@ -192,22 +261,33 @@ class Thread(Store):
         if "\n" in target or len(target) > 64:
             raise ServiceError("投票对象有误")
         with self.lock(game_id):
-            game, state = self.read(game_id)
-            word = "改票" if author in state.votes else "投票"
+            game, _state, pub = self.read_published(game_id)
+            with self.sessions() as s:
+                # his vote posts of the day the players see (a void one counts: it was posted)
+                votes = s.scalars(
+                    select(Post.id)
+                    .where(
+                        Post.game_id == game_id,
+                        Post.author == author,
+                        Post.phase == pub.label,
+                        Post.vote_kind.in_((VOTE, CHANGE_VOTE)),
+                    )
+                    .order_by(Post.id.desc())
+                ).all()
+                own = s.scalars(
+                    select(Post.id)
+                    .where(
+                        Post.game_id == game_id,
+                        Post.author == author,
+                        Post.phase == pub.label,
+                        Post.vote_kind == VOTE,
+                    )
+                    .order_by(Post.id.desc())
+                ).first()
+            word = "改票" if votes else "投票"
             reply_to: int | None = None
             if word == "改票" and sched.policy_for(self.ruleset(game)).change_vote_reply:
-                with self.sessions() as s:
-                    reply_to = s.scalar(
-                        select(Post.id)
-                        .where(
-                            Post.game_id == game_id,
-                            Post.author == author,
-                            Post.phase == state.phase.label,
-                            Post.vote_kind == VOTE,
-                        )
-                        .order_by(Post.id.desc())
-                        .limit(1)
-                    )
+                reply_to = own
             text = f"{word}对象：{target}\n{word}理由：{reason}"
             return self.post(game_id, author, text, reply_to=reply_to)
 
@@ -234,10 +314,11 @@ class Thread(Store):
             # a clarification is meant for no phase: `at` is not checked (a phase closing while the
             # director types must not lose his text)
             state = self.state_of(s, game)
+            label = self.publication_of(s, game, state).label
             now = self.clock()
-            self._check_flood(s, game, DIRECTOR, state.phase.label, len(body), now)
+            self._check_flood(s, game, DIRECTOR, label, len(body), now)
             replied = self._replied(s, game, reply_to)
-            row = _new_post(game, state, DIRECTOR, body, replied, True, now, DIRECTOR_POST_KIND)
+            row = _new_post(game, label, DIRECTOR, body, replied, True, now, DIRECTOR_POST_KIND)
             stored = _insert(s, row)
             self.post_limits.spend(game.id, DIRECTOR, row.phase, len(body), now)
             return stored
@@ -247,9 +328,10 @@ class Thread(Store):
         with self._tx(game_id) as (s, game):
             self._check_running(game)
             state = self.state_of(s, game)
-            if author not in state.groups.get(group, ()):
+            pub = self.publication_of(s, game, state)
+            if author not in pub.shown.groups.get(group, ()):
                 raise ServiceError("你不在这个群里")
-            if not state.is_alive(author):
+            if not pub.alive_to(author, None):
                 raise ServiceError(f"{author}已出局，不能在群内发言")
             now = self.clock()
             self._check_flood(s, game, author, state.phase.label, len(body), now)
@@ -257,7 +339,7 @@ class Thread(Store):
                 game_id=game.id,
                 group_name=group,
                 author=author,
-                phase=state.phase.label,
+                phase=pub.label,
                 text=body,
                 created_at=now,
             )
@@ -293,7 +375,8 @@ class Thread(Store):
         """Publish every pending 公示 up to index `upto`, in order, except the withheld ones; `only`:
         just the one at `upto` (also a withheld one: it is released)."""
         with self._tx(game_id) as (s, game):
-            self._check_at(game, self.state_of(s, game), at)
+            state = self.state_of(s, game)
+            self._check_at(game, state, at)
             query = select(Announcement).where(Announcement.game_id == game.id, Announcement.published_at.is_(None))
             if only:
                 query = query.where(Announcement.idx == upto)
@@ -302,12 +385,15 @@ class Thread(Store):
             rows = s.scalars(query).all()
             if not rows:
                 raise ServiceError("没有待发布的公示")
+            self._check_window(s, game, state, [r.idx for r in rows])
             now = self.clock()
             for row in rows:
                 row.published_at = now
                 row.withheld = False
             # the service's own notices (替补, 延时) that came before go out with them, in order
             notices = 0 if only else publish_notices(s, game.id, now, max(r.created_at for r in rows))
+            if any(r.phase == state.phase.label for r in rows):
+                self._start_dawn(s, game, state, now)  # the dawn 公示: the players' day begins
             return len(rows) + notices
 
     def _pending_notice(self, s: Session, game: Game, post_id: int) -> Post:
@@ -342,6 +428,33 @@ class Thread(Store):
                 row.text = body
                 return "公示已修改（发布前仍可再改）"
             raise ServiceError("未知的操作")
+
+    def publish_dawn(self, game_id: int, at: str | None = None) -> str:
+        """发布黎明公示: every pending 公示 not withheld goes out and the players' day begins."""
+        with self._tx(game_id) as (s, game):
+            state = self.state_of(s, game)
+            self._check_at(game, state, at)
+            if not self._awaiting_dawn(game, state):
+                raise ServiceError("现在没有等待发布的黎明公示")
+            now = self.clock()
+            self._publish_pending(s, game, now)
+            self._start_dawn(s, game, state, now)
+            return state.phase.label
+
+    def _check_window(self, s: Session, game: Game, state: GameState, indices: list[int]) -> None:
+        """What a close settled is published only once its settling window has run (else the
+        time of the 公示 would tell whether a prompt was pending)."""
+        if game.held_log is None:
+            return
+        marks = announce_indices(state)
+        held = [idx for idx in indices if idx < len(marks) and marks[idx] >= game.held_log]
+        if held:
+            row = self.current_deadline(s, game.id)
+            until = sched.local_text(row.due_at, sched.zone(game.timezone)) if row is not None else "结算窗口结束"
+            raise ServiceError(
+                f"这是本次结算的公示，结算窗口（至 {until}）结束后才能发布："
+                "提前发布会让玩家从时间上推断是否有待回应的技能"
+            )
 
     def _pending_announcement(self, s: Session, game: Game, idx: int) -> Announcement:
         row = s.scalar(select(Announcement).where(Announcement.game_id == game.id, Announcement.idx == idx))
@@ -447,7 +560,7 @@ def _insert(s: Session, row: Post) -> Post:
 
 def _new_post(
     game: Game,
-    state: GameState,
+    label: str,
     author: str,
     body: str,
     replied: Post | None,
@@ -455,12 +568,12 @@ def _new_post(
     now: float,
     kind: str | None = None,
 ) -> Post:
-    """A thread post in the game's current phase (`kind`: a vote's kind is set once the engine took
-    it; the director's own post is DIRECTOR_POST_KIND)."""
+    """A thread post in the phase the players see (`label`; `kind`: a vote's kind is set once it
+    was taken; the director's own post is DIRECTOR_POST_KIND)."""
     return Post(
         game_id=game.id,
         author=author,
-        phase=state.phase.label,
+        phase=label,
         text=body,
         vote_kind=kind,
         vote_target=None,

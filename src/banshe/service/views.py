@@ -1,16 +1,16 @@
 """What pages show, computed from the engine's `view` (players) or the director's view.
 
-A player's page is built ONLY from `view(state, player)` and `legal_commands(state, player)`,
-plus the service's own records (posts, group messages, deadlines, which 公示 are published).
+A player's page is built ONLY from what he has been shown (published.py, seen.py: the engine's
+view and legal moves as published — the settling window, the 公示 review, outs not yet
+published), plus the service's own records (posts, group messages, deadlines).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import threading
-from collections import Counter, OrderedDict
-from dataclasses import asdict, dataclass, field
+from collections import Counter
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from sqlalchemy import select
@@ -23,26 +23,36 @@ from ..engine.commands import (
     CARD_YELLOW,
     CHANGE_VOTE,
     CLOSE_PHASE,
-    CLOSE_STAGE,
     DEDUCT,
     DIRECTOR,
-    ENGINE_SKILL_NAMES,
     PROMPT_TIMEOUT,
     VOTE,
     Command,
     IllegalCommand,
 )
-from ..engine.core import GameEnded, apply_in_place, replay
-from ..engine.events import ACCEPTED, ANNOUNCE, FEEDBACK, NOTICE
-from ..engine.model import DAY, NIGHT, START, GameState
-from ..engine.ruleset import MANY_TARGETS, NO_TARGET, ONE_TARGET, SUCCESSOR, TEAR_BADGE, YES_NO, Ruleset
-from ..engine.view import is_legal, legal_commands, view
-from ..rulesets.thread_policy import ThreadPolicy
+from ..engine.core import apply_in_place
+from ..engine.events import ACCEPTED, ANNOUNCE
+from ..engine.model import DAY, NIGHT, GameState
+from ..engine.ruleset import YES_NO, Ruleset
+from ..engine.view import legal_commands, view
 from . import bbcode, logtext
 from . import schedule as sched
 from .games import GameService
 from .models import Announcement, CommandRow, Deadline, Game, GroupMessage, LurkFlag, Post, RefusedPost, Seat
 from .notices import DIRECTOR_POST_KIND, NOTICE_KIND, NOTICE_WITHHELD, UNPUBLISHED_NOTICES
+from .published import Publication
+from .seen import (  # noqa: F401  (Action, command_text, own_command_text: imported from here by tests)
+    IRREVERSIBLE,
+    Action,
+    actions_of,
+    command_text,
+    day_open,
+    own_command_text,
+    player_context,
+    red_pending,
+    seen_of,
+)
+from .store import public_announcements
 
 
 @dataclass
@@ -63,91 +73,60 @@ class ThreadItem:
     change_reply: bool = False  # the viewer's own accepted vote of today: "改票（回复此楼）"
 
 
-@dataclass
-class Action:
-    skill: str
-    name: str
-    shape: str
-    targets: list[str] = field(default_factory=list)
-    submitted: str = ""
-    hint: str = ""
-    slots: list[list[str]] = field(default_factory=list)  # a many-target skill: each place's choices
+def deadline_info(s: Session, svc: GameService, game: Game, state: GameState) -> dict[str, Any] | None:
+    """The director's current deadline: the players' clock's, or a prompt's own while one runs
+    (a prompt answered inside a settling window is named with the window's)."""
+    row = svc.current_deadline(s, game.id)
+    prompt = svc.prompt_deadline(s, game.id)
+    if prompt is not None and (row is None or prompt.due_at <= row.due_at):
+        row = prompt
+    shown = deadline_view(row, game)
+    if shown is not None and row is not None and row.skill == "window" and state.prompts and state.prompt_raised:
+        head = state.prompts[0]
+        shown["label"] += f"（等待{head.actor}的<{svc.ruleset(game).skill_name(head.skill)}>）"
+    return shown
 
 
-def command_text(rs: Ruleset, cmd: dict[str, Any]) -> str:
-    """A command with its actor, as the log lists it: "饺子：预言 包子"."""
-    targets = "、".join(cmd.get("targets", []))
-    extra = cmd.get("text") or ("" if cmd.get("answer") is None else ("是" if cmd["answer"] else "否"))
-    if cmd.get("amount") is not None:
-        extra = f"{cmd['amount']}分"
-    return f"{cmd['actor']}：{rs.skill_name(cmd['skill'])} {targets}{extra}".rstrip()
-
-
-def own_command_text(rs: Ruleset, cmd: dict[str, Any]) -> str:
-    """One's own submission as his page says it, without his own name: "预言 → 包子", "投票 → 弃权",
-    "装傻：是", "遗言：……"."""
-    skill = str(cmd["skill"])
-    name = {VOTE: "投票", CHANGE_VOTE: "改票"}.get(skill) or rs.skill_name(skill)
-    targets = "、".join(cmd.get("targets") or [])
-    if skill in (VOTE, CHANGE_VOTE):
-        return f"{name} → {targets or ABSTAIN}"
-    if cmd.get("amount") is not None:
-        return f"{name}：{cmd['amount']}分"
-    if cmd.get("answer") is not None:
-        return f"{name}：{'是' if cmd['answer'] else '否'}"
-    if cmd.get("text"):
-        return f"{name}：{cmd['text']}"
-    return f"{name} → {targets}" if targets else name
-
-
-def deadline_info(
-    s: Session, svc: GameService, game: Game, v: dict[str, Any], viewer: str | None
-) -> dict[str, Any] | None:
-    """The current deadline as `viewer` may see it (None: the director, who sees all).
-
-    A prompt's deadline (`烧麦的<最后一枪>`, `<殉职>`, `<指认>`) names who holds a pending prompt,
-    which only that player (his `view` carries `prompt`) and the director know before the 公示:
-    everyone else sees a neutral label without the prompt's time."""
-    return deadline_view(svc.current_deadline(s, game.id), game, v, viewer)
-
-
-def deadline_view(row: Deadline | None, game: Game, v: dict[str, Any], viewer: str | None) -> dict[str, Any] | None:
-    """`deadline_info` for a deadline row already read (the live feed reads it once per change)."""
+def deadline_view(row: Deadline | None, game: Game) -> dict[str, Any] | None:
     if row is None:
         return None
-    if row.skill == PROMPT_TIMEOUT and viewer is not None and not v.get("prompt"):
-        label = "等待结算" if v.get("settling") else f"{v['phase']}进行中"
-        return {"label": label, "due": None, "local": "", "skill": ""}
     tz = sched.zone(game.timezone)
     return {"label": row.label, "due": row.due_at, "local": sched.local_text(row.due_at, tz), "skill": row.skill}
 
 
-def vote_tallies(state: GameState, events: list[dict[str, Any]]) -> dict[str, str]:
+def vote_tallies(order: tuple[str, ...], voting: str | None, events: list[dict[str, Any]]) -> dict[str, str]:
     """票型 of each closed day (who voted whom, the last vote or 改票 of each voter), from the
-    public vote events: only for rulesets whose votes are open posts (ThreadPolicy.tally_in_result)."""
+    public vote events: only for rulesets whose votes are open posts (ThreadPolicy.tally_in_result).
+    `voting`: the day still voting (its 票型 goes with its result)."""
     final: dict[str, dict[str, str]] = {}
     for e in events:
         if e["kind"] == ACCEPTED and e["data"]["command"]["skill"] in (VOTE, CHANGE_VOTE):
             cmd = e["data"]["command"]
             final.setdefault(e["phase"], {})[cmd["actor"]] = (cmd.get("targets") or ["弃权"])[0]
-    order = {n: i for i, n in enumerate(state.order)}
+    seats = {n: i for i, n in enumerate(order)}
     out: dict[str, str] = {}
     for phase, votes in final.items():
-        if phase == state.phase.label and not state.over:
-            continue  # still voting (or settling): the 票型 goes with the result
-        lines = [f"{voter}→{votes[voter]}" for voter in sorted(votes, key=lambda n: order.get(n, 0))]
+        if phase == voting:
+            continue
+        lines = [f"{voter}→{votes[voter]}" for voter in sorted(votes, key=lambda n: seats.get(n, 0))]
         out[phase] = "票型：" + "，".join(lines) + "。"
     return out
 
 
-def tally_lines(rs: Ruleset, state: GameState, events: list[dict[str, Any]]) -> dict[int, str]:
-    """The 票型 each 公示 carries, by its index among the public 公示: a closed day's last one
-    (its result), where the ruleset's votes are open posts (ThreadPolicy.tally_in_result)."""
+def tally_lines(
+    rs: Ruleset, state: GameState, events: list[dict[str, Any]], voting: str | None | bool = False
+) -> dict[int, str]:
+    """The 票型 each 公示 carries, by its index among the public 公示 (the Announcement rows'
+    idx): a closed day's last one (its result), where the ruleset's votes are open posts
+    (ThreadPolicy.tally_in_result). `events`: the votes the viewer sees; `voting`: the day still
+    voting (False: the game's current day unless it is over)."""
     if not sched.policy_for(rs).tally_in_result:
         return {}
-    tallies = vote_tallies(state, events)
-    announces = [e for e in events if e["kind"] == ANNOUNCE]
-    last_of = {e["phase"]: i for i, e in enumerate(announces)}  # a day's last 公示: its result
+    if voting is False:
+        voting = None if state.over else state.phase.label
+    tallies = vote_tallies(state.order, voting or None, events)
+    announces = public_announcements(state)
+    last_of = {e.phase: i for i, e in enumerate(announces)}  # a day's last 公示: its result
     return {last_of[phase]: line for phase, line in tallies.items() if phase in last_of}
 
 
@@ -159,31 +138,37 @@ def thread_items(
     events: list[dict[str, Any]],
     director: bool,
     viewer: str | None = None,
+    pub: Publication | None = None,
 ) -> list[ThreadItem]:
-    """The 讨论帖: published 公示 (from the viewer's events) and posts, in time order, each with
-    its floor (N楼) and time; a reply carries the quoted floor as this viewer sees it."""
+    """The 讨论帖: published 公示 and posts, in time order, each with its floor (N楼) and time; a
+    reply carries the quoted floor as this viewer sees it. `events`: the viewer's (the votes of
+    the 票型); `pub`: what the players have been shown (their day, the half-public votes)."""
     rs = svc.ruleset(game)
     rows = s.scalars(select(Announcement).where(Announcement.game_id == game.id).order_by(Announcement.idx)).all()
-    announces = [e for e in events if e["kind"] == ANNOUNCE]
-    tallies = tally_lines(rs, state, events)
+    announces = public_announcements(state)
+    if pub is not None:
+        label, voting_day = pub.label, day_open(pub)
+        voting = None if pub.over else pub.label
+    else:
+        label, voting_day = state.phase.label, state.phase.kind == DAY and not state.settling
+        voting = None if state.over else state.phase.label
+    tallies = tally_lines(rs, state, events, voting)
     items: list[ThreadItem] = []
     for row in rows:
         if row.idx >= len(announces) or (row.published_at is None and not director):
             continue
         e = announces[row.idx]
         kind = "announce" if row.published_at is not None else "pending"
-        text = row.text or e["text"]  # the director's edit replaces the engine's wording
+        text = row.text or e.text  # the director's edit replaces the engine's wording
         if row.idx in tallies:
             text = f"{text}\n{tallies[row.idx]}"
-        items.append(ThreadItem(row.published_at or row.created_at, kind, "导演", text, e["phase"]))
-    hide_votes = hides_votes(rs, state, director)
+        items.append(ThreadItem(row.published_at or row.created_at, kind, "导演", text, e.phase))
+    hide_votes = not director and voting_day and sched.policy_for(rs).vote_visibility == "half_public"
     replies: dict[int, int] = {}
     changed = {
         p.author
         for p in s.scalars(
-            select(Post).where(
-                Post.game_id == game.id, Post.phase == state.phase.label, Post.vote_kind == CHANGE_VOTE
-            )
+            select(Post).where(Post.game_id == game.id, Post.phase == label, Post.vote_kind == CHANGE_VOTE)
         )
     }
     own_vote: int | None = None
@@ -192,11 +177,11 @@ def thread_items(
             continue  # the service's notice waits for the director's review
         if p.reply_to is not None:
             replies[p.id] = p.reply_to
-        item = post_item(p, hide_votes, state.phase.label, viewer)
-        if p.vote_kind == VOTE and p.author == viewer and p.phase == state.phase.label:
+        item = post_item(p, hide_votes, label, viewer)
+        if p.vote_kind == VOTE and p.author == viewer and p.phase == label:
             own_vote = len(items)
         items.append(item)
-    if own_vote is not None and viewer not in changed and state.phase.kind == DAY and not state.settling:
+    if own_vote is not None and viewer not in changed and voting_day:
         items[own_vote].change_reply = True
     items.sort(key=lambda i: i.at)
     tz = sched.zone(game.timezone)
@@ -285,15 +270,10 @@ def quote_of(quoted: ThreadItem) -> dict[str, Any]:
     return {"floor": quoted.floor, "author": quoted.author, "text": text}
 
 
-def hides_votes(rs: Ruleset, state: GameState, director: bool = False) -> bool:
+def hides_votes(rs: Ruleset, pub: Publication) -> bool:
     """Half-public counting (ThreadPolicy.vote_visibility): today's vote posts are hidden from the
     other players until the day closes."""
-    return (
-        not director
-        and sched.policy_for(rs).vote_visibility == "half_public"
-        and state.phase.kind == DAY
-        and not state.settling
-    )
+    return sched.policy_for(rs).vote_visibility == "half_public" and day_open(pub)
 
 
 def post_item(p: Post, hide_votes: bool, label: str, viewer: str | None) -> ThreadItem:
@@ -313,159 +293,14 @@ def post_item(p: Post, hide_votes: bool, label: str, viewer: str | None) -> Thre
     return ThreadItem(p.created_at, "post", p.author, p.text, p.phase, vote, p.by_director, post_id=p.id)
 
 
-def _actions(rs: Ruleset, state: GameState, me: str, events: list[dict[str, Any]]) -> list[Action]:
-    """The skills `me` may post now, each with the targets the engine would accept (its legal
-    commands: a role's declared candidates, checked by the engine), never matched by name."""
-    legal = [c for c in legal_commands(state, me) if c.skill not in (VOTE, CHANGE_VOTE)]
-    by_skill: dict[str, list[Command]] = {}
-    for c in legal:
-        by_skill.setdefault(c.skill, []).append(c)
-    probes: dict[str, GameState] = {}  # the state a skill's choices were found in
-    submitted: dict[str, str] = {}
-    for e in events:
-        if e["kind"] == ACCEPTED and e["phase"] == state.phase.label:
-            cmd = e["data"]["command"]
-            if cmd["actor"] == me and cmd["skill"] not in (VOTE, CHANGE_VOTE):
-                submitted[cmd["skill"]] = own_command_text(rs, cmd)
-    # a night / 开局 submission can be replaced until its stage closes: its choices are what the
-    # engine would accept had it not been posted (the game replayed without it)
-    if not state.settling and state.phase.kind in (NIGHT, START):
-        for skill in submitted:
-            spec = rs.skills.get(skill)
-            stage = rs.stage_of(skill)
-            if spec is None or spec.prompt or skill in by_skill:
-                continue
-            if state.phase.kind == NIGHT and (stage is None or stage < state.stage):
-                continue
-            probes[skill], by_skill[skill] = _legal_without(state, me, skill)
-    out: list[Action] = []
-    for skill, cmds in by_skill.items():
-        spec = rs.skills.get(skill)
-        if spec is None or not cmds:
-            continue
-        targets: list[str] = []
-        slots: list[list[str]] = []
-        hint = ""
-        if spec.shape == MANY_TARGETS:
-            slots = _slots(probes.get(skill, state), cmds)
-            hint = f"按顺序选择{len(slots)}个目标" if slots else ""
-        elif spec.shape in (ONE_TARGET, SUCCESSOR):
-            seen = {c.targets[0] for c in cmds if c.targets}
-            targets = [t for t in state.order if t in seen]
-            if spec.shape == SUCCESSOR and TEAR_BADGE in seen:
-                targets.append(TEAR_BADGE)
-        stage = rs.stage_of(skill)
-        if state.phase.kind == NIGHT and stage is not None:
-            hint = (hint + " " if hint else "") + f"（{rs.night_stages[stage].name}）"
-        out.append(Action(skill, spec.name, spec.shape, targets, submitted.get(skill, ""), hint, slots))
-    return out
-
-
-_WITHOUT: OrderedDict[tuple[Any, ...], tuple[GameState, list[Command]]] = OrderedDict()
-_WITHOUT_LOCK = threading.Lock()
-WITHOUT_KEEP = 32  # replays kept (each page view and live step of a night would replay again)
-
-
-def _legal_without(state: GameState, me: str, skill: str) -> tuple[GameState, list[Command]]:
-    """`me`'s legal commands of `skill` in the game replayed without his last submission of it
-    (what a replacement may choose), and that replayed game; none when the replay fails. The
-    replay (5–10 ms) is kept for the same game and commands."""
-    idx = max((i for i, c in enumerate(state.commands) if c.actor == me and c.skill == skill), default=None)
-    if idx is None:
-        return state, []
-    rest = tuple(state.commands[:idx] + state.commands[idx + 1 :])
-    setup = repr((sorted(state.options.items()), sorted(state.flags.get("dealt_roles", {}).items())))
-    key = (state.ruleset, state.seed, state.order, setup, me, skill, rest)
-    with _WITHOUT_LOCK:
-        found = _WITHOUT.get(key)
-    if found is not None:
-        return found
-    probe = state.clone()
-    probe.commands = list(rest)
-    try:
-        rebuilt = replay(probe)
-    except (IllegalCommand, GameEnded, KeyError, ValueError):
-        return state, []
-    result = rebuilt, [c for c in legal_commands(rebuilt, me) if c.skill == skill]
-    with _WITHOUT_LOCK:
-        _WITHOUT[key] = result
-        while len(_WITHOUT) > WITHOUT_KEEP:
-            _WITHOUT.popitem(last=False)
-    return result
-
-
-def _slots(state: GameState, cmds: list[Command]) -> list[list[str]]:
-    """A many-target skill's pickers (爱神之箭's pair, 拍刀's knives): as many as its legal commands
-    name targets, each offering the characters the engine accepts in that place (every name tried
-    in a legal command's place, one check each)."""
-    sample = cmds[0]
-    count = len(sample.targets)
-    if not count or any(len(c.targets) != count for c in cmds):
-        return []
-    slots: list[list[str]] = []
-    for place in range(count):
-        names: list[str] = []
-        for name in state.order:
-            if any(c.targets[place] == name for c in cmds):
-                names.append(name)
-                continue
-            others = list(sample.targets)
-            if name in others:  # swapped into this place
-                others[others.index(name)] = others[place]
-            others[place] = name
-            if is_legal(state, Command(sample.actor, sample.skill, tuple(others))) is None:
-                names.append(name)
-        slots.append(names)
-    return slots
-
-
-# irreversible actions ask for confirmation on the page (issue 12): 决战, 投降, 行刺, 死节, 拍刀
-IRREVERSIBLE = frozenset({"决战", "投降", "行刺", "死节", "拍刀"})
-
-
-def pack_status(rs: Ruleset, state: GameState, events: list[dict[str, Any]], members: list[str]) -> dict[str, Any]:
-    """What a group's members see of the group's own submissions (their events only): the
-    pack's current target (the last one-target group submission of this phase, e.g. 杀人) and
-    who posted a no-target group skill (决战 this phase, 投降 any time), from `view` alone."""
-    target: str | None = None
-    declared: list[str] = []
-    for e in events:
-        if e["kind"] != ACCEPTED:
-            continue
-        cmd = e["data"]["command"]
-        spec = rs.skills.get(cmd["skill"])
-        if spec is None or not spec.audience.startswith("group:") or cmd["actor"] not in members:
-            continue
-        targets = cmd.get("targets") or []
-        if spec.shape == ONE_TARGET and e["phase"] == state.phase.label and targets:
-            target = f"{spec.name}：{targets[0]}（{cmd['actor']}提交）"
-        elif spec.shape == NO_TARGET:
-            now = "本阶段" if e["phase"] == state.phase.label else e["phase"]
-            declared.append(f"{cmd['actor']}已{spec.name}（{now}）")
-        elif spec.shape == MANY_TARGETS and e["phase"] == state.phase.label:
-            declared.append(f"{cmd['actor']}已{spec.name}：{'、'.join(targets)}")
-    return {"target": target, "declared": declared}
-
-
 def player_page(svc: GameService, seat: Seat) -> dict[str, Any]:
-    game, state = svc.read(seat.game_id)
+    game, state, pub = svc.read_published(seat.game_id)
     rs = svc.ruleset(game)
-    v = view(state, seat.name)
-    if sched.policy_for(rs).vote_visibility == "half_public" and state.phase.kind == DAY and not state.settling:
-        # half-public counting: the day's votes stay hidden until it closes
-        v["events"] = [
-            e
-            for e in v["events"]
-            if not (
-                e["kind"] == ACCEPTED
-                and e["phase"] == state.phase.label
-                and e["data"]["command"]["skill"] in (VOTE, CHANGE_VOTE)
-                and e["data"]["command"]["actor"] != seat.name
-            )
-        ]
     with svc.sessions() as s:
-        items = thread_items(s, svc, game, state, v["events"], director=False, viewer=seat.name)
-        deadline = deadline_info(s, svc, game, v, seat.name)
+        seen = seen_of(s, svc, game, pub)
+        ctx = player_context(rs, game, pub, seen, seat.name)
+        v = ctx.v
+        items = thread_items(s, svc, game, state, v["events"], director=False, viewer=seat.name, pub=pub)
         groups = v.get("groups", {})
         chats: dict[str, list[GroupMessage]] = {}
         for g in groups:
@@ -477,120 +312,44 @@ def player_page(svc: GameService, seat: Seat) -> dict[str, Any]:
                 )
             )
         post_count = sum(
-            1 for i in items if i.kind in ("post", "hidden") and i.author == seat.name and i.phase == state.phase.label
+            1 for i in items if i.kind in ("post", "hidden") and i.author == seat.name and i.phase == pub.label
         )
-    private = [
-        e
-        for e in v["events"]
-        if e["kind"] in (FEEDBACK, NOTICE) or (e["kind"] == ACCEPTED and e["data"]["command"]["actor"] == seat.name)
-    ]
-    for e in private:
-        if e["kind"] == ACCEPTED:
-            e["text"] = "你提交了：" + own_command_text(rs, e["data"]["command"])
-    charges = {
-        rs.skill_name(k): n for k, n in v["me"].get("charges", {}).items() if k in rs.skills or k in ENGINE_SKILL_NAMES
-    }
-    policy = sched.policy_for(rs)
-    actions = _actions(rs, state, seat.name, v["events"])
-    deadline = own_stage_deadline(rs, game, state, actions, deadline)
     return {
         "game": game,
         "rs": rs,
         "v": v,
         "me": v["me"],
-        "charges": charges,
-        "private": private,
-        "actions": actions,
-        "later": later_tonight(rs, state, seat.name, actions),
-        "packs": {g: pack_status(rs, state, v["events"], list(m)) for g, m in groups.items()},
+        "charges": ctx.charges,
+        "private": ctx.private,
+        "actions": ctx.actions,
+        "packs": ctx.packs,
         "irreversible": IRREVERSIBLE,
-        "deadline": deadline,
+        "deadline": ctx.deadline,
+        "windows": ctx.windows,
         "items": items,
         "groups": groups,
         "chats": chats,
-        "over": state.over or game.status == "ended",
-        "can_post": state.is_alive(seat.name) and not state.over and game.status == "running",
-        "is_day": state.phase.kind == DAY and not state.settling,
+        "over": pub.over,
+        "can_post": ctx.can_post,
+        "is_day": ctx.is_day,
         "my_vote": v.get("my_vote"),
         "post_count": post_count,
-        "policy": policy,
-        "vote_choice": vote_choice(state, seat.name, policy),
-        "red_pending": seat.name in red_pending(state),
+        "policy": sched.policy_for(rs),
+        "later": ctx.later,
+        "vote_choice": ctx.vote_choice,
+        "red_pending": ctx.red_pending,
+        "context": ctx,
     }
-
-
-def vote_choice(state: GameState, me: str, policy: ThreadPolicy) -> dict[str, Any] | None:
-    """The vote picker: 投票 or 改票 and the targets the engine accepts from `me` now (its legal
-    commands, 弃权 last); None when he may not vote. The post it makes is the forum format."""
-    cmds = [c for c in legal_commands(state, me) if c.skill in (VOTE, CHANGE_VOTE)]
-    if not cmds:
-        return None
-    skill = cmds[0].skill
-    seen = {c.targets[0] for c in cmds if c.targets}
-    targets = [n for n in state.order if n in seen] + ([ABSTAIN] if ABSTAIN in seen else [])
-    change = skill == CHANGE_VOTE
-    return {
-        "skill": skill,
-        "word": "改票" if change else "投票",
-        "targets": targets,
-        "reply": change and policy.change_vote_reply,
-    }
-
-
-def own_stage_deadline(
-    rs: Ruleset, game: Game, state: GameState, actions: list[Action], deadline: dict[str, Any] | None
-) -> dict[str, Any] | None:
-    """At night the running deadline is the first open stage's (预言家行动); a player whose every
-    skill tonight acts in a later stage that opened with the night (the wolves') is shown his own
-    stage's planned deadline instead (never earlier than the running one, which it follows)."""
-    if deadline is None or deadline.get("skill") != CLOSE_STAGE or state.phase.kind != NIGHT or state.settling:
-        return deadline
-    stages = {x for x in (rs.stage_of(a.skill) for a in actions) if x is not None}  # 决战/投降: any time
-    if not stages or state.stage in stages:
-        return deadline
-    mine = min(stages)
-    if not rs.night_stages[mine].opens_with_night or mine < state.stage:
-        return deadline
-    tz = sched.zone(game.timezone)
-    due = sched.stage_due(game.phase_started_at, game.phase_started_at, mine, game.schedule, rs, tz)
-    due = max(due, float(deadline["due"] or 0))
-    label = f"{state.phase.label}·{rs.night_stages[mine].name}"
-    return {"label": label, "due": due, "local": sched.local_text(due, tz), "skill": CLOSE_STAGE}
-
-
-def later_tonight(rs: Ruleset, state: GameState, me: str, actions: list[Action]) -> list[str]:
-    """The night skills `me` holds (his identity's declared skills, his group's) whose stage comes
-    later tonight: the current stage's deadline is not his ("〈杀人〉在〈狼人行动〉阶段")."""
-    if state.phase.kind != NIGHT or state.settling or not state.is_alive(me):
-        return []
-    c = state.chars[me]
-    role = rs.role_table.get(c.role)
-    now = {a.skill for a in actions}
-    out: list[str] = []
-    for sid, spec in rs.skills.items():
-        stage = rs.stage_of(sid)
-        if stage is None or stage <= state.stage or sid in now or spec.prompt or c.charges.get(sid, 1) <= 0:
-            continue
-        held = (role is not None and sid in role.skills) or (
-            bool(spec.members_of) and me in state.groups.get(spec.members_of, ())
-        )
-        if held:
-            out.append(f"〈{spec.name}〉在〈{rs.night_stages[stage].name}〉阶段")
-    return out
-
-
-def red_pending(state: GameState) -> list[str]:
-    """Who holds a 红牌 given by day, 罚下 once the day's vote is settled (engine: settle_red_cards)."""
-    return list(state.acts.get("red_pending", ()))
 
 
 def director_page(svc: GameService, game_id: int) -> dict[str, Any]:
-    game, state = svc.read(game_id)
+    game, state, pub = svc.read_published(game_id)
     rs = svc.ruleset(game)
     v = view(state, None)
     with svc.sessions() as s:
         items = thread_items(s, svc, game, state, v["events"], director=True)
-        deadline = deadline_info(s, svc, game, v, None)
+        deadline = deadline_info(s, svc, game, state)
+        clock = _clock(s, svc, game, state, pub)
         seats = list(s.scalars(select(Seat).where(Seat.game_id == game.id).order_by(Seat.id)))
         flags = list(s.scalars(select(LurkFlag).where(LurkFlag.game_id == game.id).order_by(LurkFlag.id)))
         refused = list(s.scalars(select(RefusedPost).where(RefusedPost.game_id == game.id).order_by(RefusedPost.id)))
@@ -682,7 +441,7 @@ def director_page(svc: GameService, game_id: int) -> dict[str, Any]:
     penalties = _penalties(state, notes)
     waiting = _missing(rs, state, v["events"]) if not state.over and not state.settling else []
     night_plan: list[tuple[str, str]] = []
-    if state.phase.kind == DAY and not state.settling and not state.over and game.status == "running":
+    if pub.open and state.phase.kind == DAY and not state.settling and game.status == "running":
         # the night's deadlines if the day closed now (a late close shifts the whole night)
         tz = sched.zone(game.timezone)
         plan = sched.night_preview(rs, game.schedule, svc.clock(), tz)
@@ -694,6 +453,8 @@ def director_page(svc: GameService, game_id: int) -> dict[str, Any]:
     over = state.over or game.status == "ended"
     proxy = proxy_choices(state) if not over else {}
     return {
+        **clock,
+        "confirm": _confirmations(rs, state, pub, preview, waiting, pending_items),
         "game": game,
         "rs": rs,
         "v": v,
@@ -720,7 +481,7 @@ def director_page(svc: GameService, game_id: int) -> dict[str, Any]:
         "waiting": waiting,
         "custom_board": bool((game.settings or {}).get("custom_board")),
         "outs": outs,
-        "counts": _counts(items, state.phase.label),
+        "counts": _counts(items, pub.label),
         "over": over,
         "settling": v["settling"] and not over,
         "at": svc.position(state),
@@ -765,6 +526,117 @@ def proxy_choices(state: GameState) -> dict[str, list[str]]:
 
 
 PENALTY_SKILLS = frozenset({CARD_BLUE, CARD_YELLOW, CARD_RED, DEDUCT})
+
+
+@dataclass
+class TimetableRow:
+    id: int
+    label: str
+    local: str
+    due: float
+    kind: str  # what the row does, in words
+    passed: bool
+    private: bool  # a prompt's own deadline: only its player and the director see it
+
+
+ROW_KINDS = {
+    "begin": "开局时间",
+    "close_phase": "关门结算",
+    "close_stage": "阶段结束",
+    "window": "结算窗口结束（回应超时，结果公布）",
+    "dawn": "自动发布黎明公示",
+    "prompt_timeout": "回应时限（仅该玩家可见）",
+}
+
+
+def _clock(s: Session, svc: GameService, game: Game, state: GameState, pub: Publication) -> dict[str, Any]:
+    """The god view's clock: what the players see, the timetable (each deadline can be moved),
+    the night's held skills, what 撤销 would undo, a pending dawn and a past outage."""
+    tz = sched.zone(game.timezone)
+    rows: list[TimetableRow] = []
+    shown: list[Deadline] = []
+    if state.phase.kind == NIGHT and not state.over:
+        shown = [r for r in svc.night_rows(s, game.id, state.phase.label) if r.fired_at is not None]
+    for r in [*shown, *svc.timetable(s, game.id)]:
+        rows.append(
+            TimetableRow(
+                r.id,
+                r.label,
+                sched.local_text(r.due_at, tz),
+                r.due_at,
+                ROW_KINDS.get(r.skill, r.skill),
+                r.fired_at is not None,
+                r.skill == PROMPT_TIMEOUT,
+            )
+        )
+    undo_row, undo_why = svc.undo_target(s, game)
+    undo = ""
+    if undo_row is not None:
+        undo = logtext.command_sentence(
+            svc.ruleset(game),
+            undo_row.phase,
+            dict(undo_row.payload),
+            logtext.Row(undo_row.source, undo_row.note, undo_row.stage, undo_row.created_at),
+        )
+    held = [
+        (h.actor, command_text(svc.ruleset(game), h.payload), h.status, h.reason or "")
+        for h in svc.held_of(s, game.id, state.phase.label)
+    ]
+    dawn = svc._awaiting_dawn(game, state) and not state.over
+    window = next((r for r in svc.timetable(s, game.id) if r.skill == "window"), None)
+    return {
+        "pub": pub,
+        "public_phase": pub.label + ("（结算中）" if pub.settling else ""),
+        "timetable": rows,
+        "undo": undo,
+        "undo_why": undo_why,
+        "held": held,
+        "awaiting_dawn": dawn,
+        "dawn_label": state.phase.label if dawn else "",
+        "window": window,
+        "start_at": sched.local_text(game.start_at, tz) if game.start_at is not None else "",
+        "outage": str((game.settings or {}).get("outage", {}).get("text", "")),
+    }
+
+
+def _confirmations(
+    rs: Ruleset,
+    state: GameState,
+    pub: Publication,
+    preview: list[str],
+    waiting: list[str],
+    pending: list[dict[str, Any]],
+) -> dict[str, str]:
+    """What each irreversible director action does, for its confirmation (the page asks first)."""
+    label = state.phase.label
+    at_night = state.phase.kind == NIGHT and state.stage < len(rs.night_stages)
+    stage = rs.night_stages[state.stage].name if at_night else ""
+    settle = "；".join(preview[:4]) or "无"
+    late = "、".join(waiting[:6]) or "无"
+    head = state.prompts[0] if state.prompts else None
+    prompt = f"{head.actor}的<{rs.skill_name(head.skill)}>" if head is not None else "当前回应"
+    undoable = "（在没有其他变化之前可以“撤销上一条导演指令”）"
+    count = len([p for p in pending if not p["withheld"]])
+    return {
+        "close_stage": f"关闭{label}·{stage}：这个阶段立即结束，尚未提交的技能视为放弃（尚未提交：{late}）。{undoable}",
+        "close_phase": f"立即关门：{label}立即结束并结算（{settle}）；玩家在结算窗口结束后看到结果。{undoable}",
+        "prompt_timeout": f"判定{prompt}超时：按未回应处理（默认结果）。{undoable}",
+        "accelerate": f"对{label}执行加速：今日不可改票，公示立即生成。{undoable}",
+        "delay": f"取消{label}的加速（延时）。{undoable}",
+        "judge_loss": "判定所选阵营{target}负：可能立即结束游戏，游戏结束后不能撤销。",
+        "card": "判罚{target}：{skill}（扣分时的分值：{amount}；理由：{reason}）。"
+        "判罚公示给所有玩家并私信告知{target}；红牌即罚下（白天在投票结算后出局）。" + undoable,
+        "end": "结束游戏：所有待发布的公示立即发布，复盘对玩家公开，不能恢复。",
+        "publish": f"发布公示：发布后玩家立即看到，不能撤回（待发布{count}条）。",
+        "dawn": f"发布黎明公示并开始{state.phase.label}：计时、投票与潜水统计从现在开始，不能撤回。",
+        "window": "立即结束结算窗口：仍在等待的回应按超时处理，结算结果立即公布。"
+        "提前结束会让玩家从时间上推断是否有人在回应技能，请只在确有必要时使用。",
+        "undo": "撤销上一条导演指令：它造成的一切（公示、出局、阶段变化）都会撤回，并告诉你改变了什么。",
+        "substitute": "为{player}换上替补：旧链接立即失效，不能撤回。",
+        "flags": "判罚所选的潜水记录：每条都给出建议的牌并公示。",
+        "start": "立即开始：开局行动的计时从现在开始。",
+        "public": pub.label,
+    }
 
 
 def _phase_at(rows: list[logtext.Row], state: GameState, at: float) -> str:
@@ -865,12 +737,9 @@ def viewer_version(ctx: dict[str, Any]) -> str:
     live stream carry as their version, so it changes only when what HE can see changes (a
     per-game counter bumped by hidden actions would let a villager count the wolves' messages)."""
     seen = {
-        "v": ctx["v"],
-        "actions": [asdict(a) for a in ctx["actions"]],
-        "deadline": ctx["deadline"],
+        **ctx["context"].digest_parts(),
         "items": [asdict(i) for i in ctx["items"]],
         "chats": {g: [(m.author, m.phase, m.text) for m in rows] for g, rows in ctx["chats"].items()},
-        "packs": ctx["packs"],
         "status": ctx["game"].status,
         "flags": [ctx["over"], ctx["can_post"], ctx["is_day"], ctx["post_count"]],
     }
@@ -888,7 +757,7 @@ def desk_choices(state: GameState) -> dict[str, Any]:
     skills: dict[str, tuple[str, list[str]]] = {}
     slots: list[dict[str, list[str]]] = []
     for name in state.order:
-        for a in _actions(rs, state, name, []):
+        for a in actions_of(rs, state, name, []):
             places = a.slots or ([a.targets] if a.targets else [])
             if a.shape == YES_NO:
                 places = [["是", "否"]]

@@ -35,25 +35,25 @@ from ...rulesets.registry import all_rulesets, find_ruleset
 from .. import idempotency as idem
 from .. import import_schema, security
 from .. import schedule as sched
-from ..edge import MAX_INT, AnnouncementIndex, FlagId, GameId, form_int
+from ..edge import MAX_INT, AnnouncementIndex, DeadlineId, FlagId, GameId, form_int
 from ..forms import MAX_SEED, field, parse_int, parse_options, parse_seats, post_id, stage_value
 from ..games import ServiceError, board_counts, counts_text
 from ..models import Director, Game
 from ..views import director_page, thread_page
 from ..web import DirectorForm, DirectorGame, DirectorGameForm, DirectorLogin, OwnedGameForm, Web, WebDep
 
-DIRECTOR_SKILLS = {
+# the director's commands and his penalties: two forms (issue 22: a penalty form whose default
+# was 关闭当前夜晚阶段 once closed a seer's stage)
+COMMANDS = {
     CLOSE_STAGE: "关闭当前夜晚阶段",
     CLOSE_PHASE: "立即关门结算",
     PROMPT_TIMEOUT: "当前回应超时",
-    CARD_BLUE: "蓝牌",
-    CARD_YELLOW: "黄牌",
-    CARD_RED: "红牌",
-    DEDUCT: "扣分",
     ACCELERATE: "执行加速",
     DELAY: "取消加速（延时）",
     JUDGE_LOSS: "判负",
 }
+PENALTIES = {CARD_BLUE: "蓝牌", CARD_YELLOW: "黄牌", CARD_RED: "红牌", DEDUCT: "扣分"}
+DIRECTOR_SKILLS = {**COMMANDS, **PENALTIES}
 router = APIRouter()
 NoticeId = Annotated[int, Path(ge=1, le=MAX_INT)]  # a service notice's post id
 
@@ -114,8 +114,12 @@ async def new_game_post(request: Request, web: WebDep, login: DirectorForm) -> R
             "prompt_minutes_night": fields.get("prompt_minutes_night") or None,
             "weekend_extra_day": fields.get("weekend_extra_day") or None,
             "auto_accelerate_below": fields.get("auto_accelerate_below") or None,
+            "dawn_publish": fields.get("dawn_publish") or None,
             "stages": [stage_value(fields.get(f"stage_{i}", "")) for i in range(len(rs.night_stages))],
         }
+        start = fields.get("start_at", "").strip()
+        zone_name = fields.get("timezone") or sched.DEFAULT_TIMEZONE
+        start_at = sched.parse_local(start, sched.zone(zone_name)) if start else None
         game = web.service.create_game(
             director.id,
             rs.id,
@@ -128,6 +132,7 @@ async def new_game_post(request: Request, web: WebDep, login: DirectorForm) -> R
             fields.get("title", ""),
             auto_publish=fields.get("auto_publish") == "on",
             custom_board=fields.get("custom_board") == "on",
+            start_at=start_at,
         )
     except ValueError as exc:  # parse_seats / parse_options: their reasons are Chinese
         return web.render(request, "new_game.html", new_game_ctx(director, csrf, rs.id, fields, str(exc)), 400)
@@ -180,6 +185,8 @@ def god(
             "error": error,
             "ok": security.read_flash(web.secret, request.url.path, request.query_params.get("ok", "")),
             "director_skills": DIRECTOR_SKILLS,
+            "penalty_skills": PENALTIES,
+            "command_skills": COMMANDS,
             "base": str(request.base_url).rstrip("/"),
             "version": version,
             # the god view shows the thread's newest page; every page is at /d/g/{id}/thread
@@ -245,18 +252,74 @@ async def god_action(request: Request, web: Web, owned: OwnedGameForm, act: Act)
     return RedirectResponse(f"{path}?ok={quote(security.sign_flash(web.secret, path, done))}", status_code=303)
 
 
-@router.post("/d/g/{game_id}/command", response_class=HTMLResponse)
-async def god_command(request: Request, game_id: GameId, web: WebDep, owned: DirectorGameForm) -> Response:
+def _director_command(web: Web, game_id: int, skills: dict[str, str]) -> Act:
     def act(form: FormData, at: str) -> str:
         skill = field(form.get("skill"))
-        if skill not in DIRECTOR_SKILLS:
-            raise ServiceError("未知的导演指令")
+        if skill not in skills:
+            raise ServiceError("请选择判罚" if skills is PENALTIES else "未知的导演指令")
         target = field(form.get("target")).strip()
+        if skills is PENALTIES and not target:
+            raise ServiceError("请选择被判罚的角色")
         amount = parse_int(field(form.get("amount")), "分值", 1, 10000)
         reason = field(form.get("reason")).strip()
         cmd = Command(DIRECTOR, skill, (target,) if target else (), amount=amount)
         web.service.director_command(game_id, cmd, at, reason or None)
-        return f"已执行：{DIRECTOR_SKILLS[skill]}" + (f"（{target}）" if target else "")
+        return f"已执行：{skills[skill]}" + (f"（{target}）" if target else "")
+
+    return act
+
+
+@router.post("/d/g/{game_id}/command", response_class=HTMLResponse)
+async def god_command(request: Request, game_id: GameId, web: WebDep, owned: DirectorGameForm) -> Response:
+    return await god_action(request, web, owned, _director_command(web, game_id, DIRECTOR_SKILLS))
+
+
+@router.post("/d/g/{game_id}/penalty", response_class=HTMLResponse)
+async def god_penalty(request: Request, game_id: GameId, web: WebDep, owned: DirectorGameForm) -> Response:
+    """判罚 only (蓝/黄/红牌, 扣分): never a command, and always a named character."""
+    return await god_action(request, web, owned, _director_command(web, game_id, PENALTIES))
+
+
+@router.post("/d/g/{game_id}/undo", response_class=HTMLResponse)
+async def god_undo(request: Request, game_id: GameId, web: WebDep, owned: DirectorGameForm) -> Response:
+    def act(form: FormData, at: str) -> str:
+        return web.service.undo(game_id, at)
+
+    return await god_action(request, web, owned, act)
+
+
+@router.post("/d/g/{game_id}/deadlines/{deadline_id}", response_class=HTMLResponse)
+async def god_deadline(
+    request: Request, game_id: GameId, deadline_id: DeadlineId, web: WebDep, owned: DirectorGameForm
+) -> Response:
+    """One deadline of the timetable: earlier or later by some minutes, or due now."""
+
+    def act(form: FormData, at: str) -> str:
+        if field(form.get("action")) == "now":
+            row = web.service.due_now(game_id, deadline_id, at)
+            return f"{row.label}的时限已改为现在，马上执行"
+        minutes = parse_int(field(form.get("minutes")), "调整分钟数", -60 * 24 * 14, 60 * 24 * 14)
+        if minutes is None:
+            raise ServiceError("请填写调整的分钟数（负数为提前）")
+        row = web.service.move_deadline(game_id, deadline_id, minutes, at)
+        return f"{row.label}的时限已{'推迟' if minutes > 0 else '提前'}{abs(minutes)}分钟"
+
+    return await god_action(request, web, owned, act)
+
+
+@router.post("/d/g/{game_id}/dawn", response_class=HTMLResponse)
+async def god_dawn(request: Request, game_id: GameId, web: WebDep, owned: DirectorGameForm) -> Response:
+    """The pending dawn 公示: publish it now (the day begins), or set its automatic publish time."""
+
+    def act(form: FormData, at: str) -> str:
+        if field(form.get("action")) == "publish":
+            label = web.service.publish_dawn(game_id, at)
+            return f"已发布黎明公示，{label}开始"
+        text = field(form.get("when")).strip()
+        tz = sched.zone(owned.game.timezone)
+        when = sched.parse_local(text, tz) if text else None
+        web.service.set_dawn(game_id, when, at)
+        return f"黎明公示将于 {sched.local_text(when, tz)} 自动发布" if when else "已取消自动发布"
 
     return await god_action(request, web, owned, act)
 

@@ -126,6 +126,7 @@ def player_state(web: WebDep, me: PlayerSeatDep) -> Response:
             "view": ctx["v"],
             "actions": [{"skill": a.skill, "name": a.name, "targets": a.targets} for a in ctx["actions"]],
             "deadline": ctx["deadline"],
+            "windows": ctx["windows"],
             "thread": [
                 {
                     "kind": i.kind,

@@ -8,10 +8,23 @@
       el.textContent = left === 0 ? "已到时限" : (d ? d + "天" : "") + h + "小时" + m + "分" + s + "秒";
     });
   }
-  // behaviour from data- attributes (no inline script: the Content-Security-Policy forbids it)
+  // a confirmation's text may name the form's fields: "{target}" is the chosen target (a select's
+  // option text, an input's value), so the dialog says exactly what will happen
+  function confirmText(text, form) {
+    return text.replace(/\{([a-z_]+)\}/g, function (all, name) {
+      var el = form.elements[name];
+      if (!el) return all;
+      if (el.tagName === "SELECT") return el.selectedIndex >= 0 ? el.options[el.selectedIndex].text : "";
+      return el.value || "（未填写）";
+    });
+  }
+  // behaviour from data- attributes (no inline script: the Content-Security-Policy forbids it);
+  // the clicked button's data-confirm comes before its form's
   document.addEventListener("submit", function (ev) {
     var form = ev.target;
-    if (form && form.dataset && form.dataset.confirm !== undefined && !window.confirm(form.dataset.confirm)) {
+    if (!form || !form.dataset) return;
+    var by = ev.submitter && ev.submitter.dataset && ev.submitter.dataset.confirm !== undefined ? ev.submitter : form;
+    if (by.dataset.confirm !== undefined && !window.confirm(confirmText(by.dataset.confirm, form))) {
       ev.preventDefault();
     }
   }, true);
