@@ -11,6 +11,7 @@ responses; and his live-stream version changes only when something he receives c
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 import random
@@ -25,6 +26,7 @@ from banshe.engine.events import ACCEPTED
 from banshe.engine.ruleset import TEAR_BADGE
 from banshe.engine.view import legal_commands, view
 from banshe.rulesets.registry import get_ruleset
+from banshe.service.errors import ServiceError
 from banshe.service.live import Feed
 from banshe.service.models import GroupMessage, Post
 from banshe.service.views import command_text, own_command_text
@@ -80,21 +82,26 @@ class Game:
         self.received: dict[str, dict[str, Any]] = {}
         self.pages: dict[str, tuple[str, str, str]] = {}  # name -> (version, page, thread page)
         self.markers = 0
-        self.phase, self.in_phase = "", 0
+        self.phase: tuple[str, bool] = ("", False)
+        self.in_phase = 0
         self.prompts: set[str] = set()  # the prompts the game raised (checked while pending)
 
     # -- playing -----------------------------------------------------------------------------
     def step(self, rng: random.Random) -> None:
-        _g, state = self.h.service.read(self.id)
+        game, state, pub = self.h.service.read_published(self.id)
         alive = state.alive_names()
         roll = rng.random()
-        self.in_phase = self.in_phase + 1 if state.phase.label == self.phase else 0
-        self.phase = state.phase.label
-        if self.in_phase >= 5:  # the deadline passes: the game moves on whatever the players did
-            for skill in ("prompt_timeout", "close_phase"):
-                self.h.director(self.id, "command", skill=skill)
+        here = (pub.label, pub.settling)
+        self.in_phase = self.in_phase + 1 if here == self.phase else 0
+        self.phase = here
+        if self.in_phase >= 6 or roll < 0.08 or not pub.open:  # time passes: the next deadline fires
+            due = self.h.service.next_due()
+            if due is not None:
+                self.h.run_until(due)
+            elif not game.auto_publish or game.status != "running":
+                self.h.director(self.id, "command", skill="close_phase")
             return
-        if roll < 0.25 or not alive:
+        if roll < 0.14 or not alive:
             skill = rng.choice(["close_phase", "close_stage", "prompt_timeout"])
             self.h.director(self.id, "command", skill=skill)
             return
@@ -104,7 +111,8 @@ class Game:
                 g, members = rng.choice(groups)
                 author = rng.choice([m for m in members if m in alive])
                 self.markers += 1
-                self.h.service.group_post(self.id, author, g, f"群内密谋第{self.markers}条")
+                with contextlib.suppress(ServiceError):  # a group the players are not shown yet
+                    self.h.service.group_post(self.id, author, g, f"群内密谋第{self.markers}条")
                 return
         if roll < 0.55:
             author = rng.choice(alive)
@@ -169,26 +177,28 @@ class Game:
             got = h.client.get(f"/p/{token}/state.json")
             assert got.status_code == 200
             data = got.json()
-            # 1. his view, nothing more (events: a subset, in order)
+            # 1. his view as published (issue 22), nothing more: his own identity only; events
+            # a subset of his engine view's, in order (his held submissions and void votes aside)
             sent, engine = data["view"], _norm(mine)
-            assert {k: v for k, v in sent.items() if k != "events"} == {
-                k: v for k, v in engine.items() if k != "events"
-            }, where
+            assert sent["viewer"] == name and sent["me"]["role"] == engine["me"]["role"], where
+            assert [s.get("role") for s in sent["seats"]] == [s.get("role") for s in engine["seats"]], where
             it = iter(engine["events"])
-            assert all(any(_same(e, x) for x in it) for e in sent["events"]), where
-            # 2. his actions are his legal commands (or a night submission he may still replace)
-            legal = legal_commands(state, name)
-            mine_now = {
+            for e in sent["events"]:
+                if e["kind"] == ACCEPTED and e["data"]["command"]["skill"] in ("vote", "change_vote"):
+                    continue  # votes are posts (a void one shows as posted)
+                if e["kind"] == ACCEPTED and e["data"]["command"]["actor"] in (name, *sent["groups"].get("wolves", ())):
+                    continue  # his (or his pack's) submission, held for a later stage or void
+                assert any(_same(e, x) for x in it), (where, e)
+            # 2. his actions are his own skills, on characters of the game
+            own = {c.skill for c in legal_commands(state, name)} | {
                 e["data"]["command"]["skill"]
                 for e in mine["events"]
-                if e["kind"] == ACCEPTED and e["phase"] == state.phase.label and e["data"]["command"]["actor"] == name
+                if e["kind"] == ACCEPTED and e["data"]["command"]["actor"] == name
             }
+            rs_ = get_ruleset(state.ruleset)
             for a in data["actions"]:
-                targets = {c.targets[0] for c in legal if c.skill == a["skill"] and c.targets}
-                if any(c.skill == a["skill"] for c in legal):
-                    assert set(a["targets"]) <= targets | {TEAR_BADGE}, (where, a)
-                else:
-                    assert a["skill"] in mine_now and set(a["targets"]) <= set(state.alive_names()), (where, a)
+                assert a["skill"] in own or a["skill"] in rs_.skills, (where, a)
+                assert set(a["targets"]) <= set(state.order) | {TEAR_BADGE}, (where, a)
             # 3. a prompt deadline only for the prompted player
             deadline = data["deadline"]
             if deadline and not mine.get("prompt"):

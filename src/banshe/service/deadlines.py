@@ -585,6 +585,10 @@ class Deadlines(Store):
         ).all()
         return sorted(rows, key=lambda r: _order(r.key))
 
+    def night_rows_of(self, game_id: int, label: str) -> list[Deadline]:
+        with self.sessions() as s:
+            return self.night_rows(s, game_id, label)
+
     # -- what the night windows add (holding.py) -----------------------------------------------
     def _stage_opened(self, s: Session, game: Game, state: GameState, anchor: float) -> None:
         """A night stage has just become the current one (or the night opened): a waiting stage's

@@ -55,6 +55,7 @@ class Publication:
     sheriff: str | None  # the sheriff as published
     over: bool
     notice_index: dict[int, int] = field(default_factory=dict)  # log index -> announcement idx
+    held_events: frozenset[int] = frozenset()  # public events (a 行刺) waiting for their 公示
 
     @property
     def open(self) -> bool:
@@ -113,6 +114,7 @@ def publication(
         return idx < len(marks) and idx in published
 
     hidden: set[str] = set()
+    held_events: set[int] = set()
     sheriff: str | None = None
     for pos, e in enumerate(shown.log):
         if e.kind == OUT and not public_from(pos):
@@ -120,6 +122,8 @@ def publication(
         elif e.kind == SHERIFF and public_from(pos):
             who = e.data.get("player")
             sheriff = str(who) if who else None
+        elif e.kind == ACCEPTED and e.audience.kind == PUBLIC and not _vote_event(e.data) and not public_from(pos):
+            held_events.add(pos)  # a public skill (行刺) is told with its 公示
     hidden = {n for n in hidden if not shown.chars[n].alive}
     return Publication(
         label=shown.phase.label if over else (game.public_label or shown.phase.label),
@@ -134,6 +138,7 @@ def publication(
         sheriff=sheriff,
         over=over,
         notice_index=notice_index,
+        held_events=frozenset(held_events),
     )
 
 
@@ -163,6 +168,8 @@ def visible_events(pub: Publication, viewer: str, void_votes: VoidVotes | None =
             continue
         if e.kind == ANNOUNCE and e.audience.kind == PUBLIC and pub.notice_index.get(pos) not in pub.published:
             continue
+        if pos in pub.held_events and not (e.kind == ACCEPTED and e.data["command"].get("actor") == viewer):
+            continue
         out.append({"kind": e.kind, "phase": e.phase, "text": e.text, "data": dict(e.data)})
     if pub.held:
         for e in pub.state.log[len(pub.shown.log) :]:
@@ -179,6 +186,11 @@ def visible_events(pub: Publication, viewer: str, void_votes: VoidVotes | None =
     if void_votes:
         _show_void_votes(out, void_votes)
     return out
+
+
+def _vote_event(data: dict[str, Any]) -> bool:
+    command = data.get("command") or {}
+    return command.get("skill") in (VOTE, CHANGE_VOTE)
 
 
 def _show_void_votes(events: list[dict[str, Any]], written: VoidVotes) -> None:
