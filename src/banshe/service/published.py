@@ -21,7 +21,7 @@ engine states and the announcement rows the caller read.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -188,7 +188,7 @@ def visible_events(pub: Publication, viewer: str, void_votes: VoidVotes | None =
     return out
 
 
-def _vote_event(data: dict[str, Any]) -> bool:
+def _vote_event(data: Mapping[str, Any]) -> bool:
     command = data.get("command") or {}
     return command.get("skill") in (VOTE, CHANGE_VOTE)
 
