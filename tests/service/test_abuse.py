@@ -27,8 +27,7 @@ def _day_one(h: Harness) -> tuple[int, dict[str, str]]:
     h.login()
     game = h.create_pinming()
     links = h.links(game)
-    h.clock.now += 3600
-    assert h.service.fire_due() == 1  # 开局 → 第1天
+    assert h.run_for(3600 + 600) == 2  # 开局 closes; its settling window; 第1天
     return game, links
 
 
@@ -69,8 +68,7 @@ def test_forum_desk_message_is_signed(harness: Harness) -> None:
     game, _links = _day_one(h)
     r = h.client.get(f"/d/g/{game}/forum?ok=导演通知：请把身份发到这个群")
     assert r.status_code == 200 and "请把身份发到这个群" not in r.text
-    code, _ = h.director(game, "command", skill="close_phase")
-    assert code == 303  # 第1夜: the desk enters the 预言家's private action
+    h.close(game)  # 第1夜 (after the settling window): the desk enters the 预言家's private action
     r = h.client.post(
         f"/d/g/{game}/forum/act",
         data={"csrf": h.csrf, "player": "饺子", "skill": "预言", "targets": "汤圆"},
@@ -175,8 +173,7 @@ def test_substitute_race_in_one_process(harness: Harness) -> None:
     h = harness
     h.login()
     game = h.create_pinming()
-    h.clock.now += 3600
-    assert h.service.fire_due() == 1
+    assert h.run_for(3600 + 600) == 2  # 开局 closes; its settling window; 第1天
     if hasattr(security, "PostLimits"):  # flood control is not what this test is about
         h.service.post_limits = security.PostLimits(per_minute=10**6, chars_per_phase=10**9)
     late: list[tuple[str, int, int]] = []

@@ -32,8 +32,7 @@ def test_read_override_apply_and_the_engine_agrees(harness: Harness) -> None:
     game = h.create_pinming()
     links = h.links(game)
     assert h.act(links["年糕"], "recognize", target="饺子")[0] == 303
-    h.clock.advance(3600)
-    assert h.service.fire_due() == 1  # 开局 closes: 第1天
+    assert h.run_for(3600 + 600) == 2  # 开局 closes: 第1天 (after its settling window)
 
     r = h.client.get(f"/d/g/{game}")
     assert f'href="/d/g/{game}/forum"' in r.text
@@ -72,7 +71,7 @@ def test_read_override_apply_and_the_engine_agrees(harness: Harness) -> None:
         assert mirrored[7].author == "油条" and mirrored[7].vote_kind is None
 
     # 饺子 3, 汤圆 4 (with the override): 汤圆 is sheriff; without it 饺子 would have reached 3 first
-    assert h.director(game, "command", skill="close_phase")[0] == 303
+    h.close(game)
     _game, state = h.service.read(game)
     assert state.sheriff == "汤圆" and state.phase.label == "第1夜"
 

@@ -93,8 +93,7 @@ def _day_one(h: Harness) -> int:
     h.login()
     game = h.create_pinming()
     assert h.act(h.links(game)["年糕"], "recognize", target="饺子")[0] == 303
-    h.clock.advance(3600)
-    assert h.service.fire_due() == 1
+    assert h.run_for(3600 + 600) == 2  # 开局 closes; 第1天 once its settling window has run
     return game
 
 
@@ -223,7 +222,7 @@ def test_each_announcement_is_posted_once(harness: Harness, fake: FakeForum) -> 
     assert 'id="ann-0-forum"' in shown and 'id="post-0"' not in shown
 
     # a post whose answer was lost: the retry finds it on the forum and posts nothing
-    h.director(game, "command", skill="close_phase")
+    h.close(game)  # the day's result is published once its settling window has run
     with h.service.sessions() as s:
         pending = [a for a in forum_desk.public_announcements(h.service.read(game)[1])]
         assert len(pending) > 1

@@ -25,20 +25,11 @@ from banshe.demo import DEMO_NAMES
 from banshe.rulesets.registry import get_ruleset
 from banshe.service.errors import ServiceError
 
+from .conftest import PINMING_SEATS
 from .test_e2e_chenji import SEATS as CHENJI_SEATS
 from .test_e2e_chenji import SEED as CHENJI_SEED
 from .worlds import Twins, twin_urls
 
-PINMING_8 = {
-    "饺子": "预言家",
-    "包子": "女巫",
-    "烧麦": "猎人",
-    "锅贴": "白痴",
-    "馄饨": "村民",
-    "油条": "狼人",
-    "豆花": "狼人",
-    "粽子": "混血儿",
-}
 GANRAN_SEED = 3
 # skills that end the game on the spot (决战 then 拍刀, 投降): a pair that ends at once shows nothing
 ENDINGS = frozenset({"duel", "surrender", "slash"})
@@ -65,7 +56,7 @@ PAIRS = [
 
 def _seats(ruleset: str) -> tuple[dict[str, str], int]:
     if ruleset == "pinming":
-        return dict(PINMING_8), 7
+        return dict(PINMING_SEATS), 7  # 品茗 takes only its deck (rulings 2026-12-04): swaps keep it
     if ruleset == "chenji":
         return dict(CHENJI_SEATS), CHENJI_SEED
     # 感染 with 10 seats: the seed's deal, written out (a hand table keeps both worlds' deals equal)
@@ -94,6 +85,7 @@ class Play:
         self.rng = random.Random(pair.seed)
         self.victim, self.other = victim, other  # the kill pair's two targets
         self.kill_done = False
+        self.prompted = False
         self.told: set[str] = set()  # players the rules told something of the difference
         self.compared = 0
         self.markers = 0
@@ -112,7 +104,7 @@ class Play:
         game, state, pub = a.h.service.read_published(a.game)
         roll = self.rng.random()
         names = list(a.links)
-        if roll < 0.18 or not pub.open:
+        if roll < 0.25 or not pub.open:
             dues = [d for d in (w.h.service.next_due() for w in self.t.worlds) if d is not None]
             if dues:
                 self.t.run_until(min(dues))
@@ -139,6 +131,18 @@ class Play:
                     with contextlib.suppress(ServiceError):  # out, or not shown the group yet
                         w.h.service.group_post(w.game, author, g, f"群聊{self.markers}")
             return
+        if self.pair.kind in ("kill", "hunter") and not self.kill_done and "夜" in pub.label:
+            # the pair's night kill, as soon as a killer's page offers it
+            for name in names:
+                for act in a.h.state(a.links[name])["actions"]:  # type: ignore[union-attr]
+                    if act["skill"] in ("kill", "bite", "suck") and self.victim in act["targets"]:
+                        other = self.other if self.pair.kind == "kill" else self.victim
+                        if other not in act["targets"]:
+                            continue
+                        self.kill_done = True
+                        self.t.a.h.act(self.t.a.links[name], act["skill"], target=self.victim)
+                        self.t.b.h.act(self.t.b.links[name], act["skill"], target=other)
+                        return
         # a skill from world A's pages (a few players' actions as their state.json lists them)
         options = []
         for name in self.rng.sample(names, min(4, len(names))):
@@ -152,14 +156,8 @@ class Play:
         name, act = self.rng.choice(options)
         fields: dict[str, str] = {}
         targets = list(act["targets"])
-        killing = self.pair.kind == "kill" and act["skill"] in ("kill", "bite", "suck") and not self.kill_done
-        if killing and self.victim in targets and self.other in targets:
-            self.kill_done = True  # the one hidden difference: the kill's target
-            self.t.a.h.act(self.t.a.links[name], act["skill"], target=self.victim)
-            self.t.b.h.act(self.t.b.links[name], act["skill"], target=self.other)
-            return
-        if self.pair.kind == "hunter" and act["skill"] in ("kill",) and self.victim in targets:
-            targets = [self.victim]
+        if self.pair.kind in ("kill", "hunter") and act["skill"] in ("kill", "bite", "suck"):
+            return  # the pair's own kill only (the difference under test)
         if targets:
             fields["target"] = self.rng.choice(targets)
         else:
@@ -181,6 +179,9 @@ class Play:
         for name in t.a.links:
             if name not in self.told and t.a.told(name) != t.b.told(name):
                 self.told.add(name)
+        _g, state = t.a.h.service.read(t.a.game)
+        if state.prompts and state.prompt_raised and state.prompts[0].actor == self.victim:
+            self.prompted = True  # the 猎人's prompt is open while the others are compared
         uninformed = [n for n in t.a.links if n not in self.told]
         t.same(uninformed, where, pages=self.chatted)
         self.chatted = False
@@ -229,6 +230,8 @@ def test_pairs_of_worlds_look_the_same_to_whoever_was_told_nothing(urls: tuple[s
             if state.over:
                 break
         assert play.compared > 0
+        assert pair.kind != "kill" or play.kill_done, "the kill pair's different kill never came"
+        assert pair.kind != "hunter" or play.prompted, "the 猎人's prompt was never open while compared"
         # the pair got somewhere: past 开局, with someone still told nothing
         assert steps >= 5 and len(play.told) < len(a_seats), (steps, play.told, play.published)
     print(f"{pair.ruleset}-{pair.kind}: {steps} steps, {play.compared} comparisons, {time.monotonic() - started:.1f} s")

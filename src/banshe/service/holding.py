@@ -207,6 +207,25 @@ class Holding(Deadlines):
                     return  # someone may still act in a stage so far
         self._apply(s, game, state, Command(DIRECTOR, CLOSE_STAGE), "inputs", anchor)
 
+    def _open_held_stages(self, s: Session, game: Game, state: GameState, source: str, anchor: float) -> None:
+        """The night closes (the director, or its last deadline) while skills wait for a later
+        stage: each such stage opens first, in order, so they settle as they would have."""
+        last = len(self.ruleset(game).night_stages) - 1
+        for _ in range(last + 1):
+            if state.stage >= last or state.settling or state.phase.kind != NIGHT:
+                return
+            waiting = s.scalar(
+                select(HeldCommand.id).where(
+                    HeldCommand.game_id == game.id,
+                    HeldCommand.phase == state.phase.label,
+                    HeldCommand.status == HELD,
+                    HeldCommand.stage > state.stage,
+                )
+            )
+            if waiting is None:
+                return
+            self._apply(s, game, state, Command(DIRECTOR, CLOSE_STAGE), source, anchor)
+
     def _stage_opened(self, s: Session, game: Game, state: GameState, anchor: float) -> None:
         super()._stage_opened(s, game, state, anchor)
         if sched.policy_for(self.ruleset(game)).night_windows and state.phase.kind == NIGHT:

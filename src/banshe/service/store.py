@@ -354,6 +354,8 @@ class Store(ABC):
     ) -> list[Event]:
         """Apply `cmd` to the cached state and store it (inside the caller's transaction); `note`:
         the director's reason (判罚理由), kept with the command for the log and the export."""
+        if cmd.skill == CLOSE_PHASE and state.phase.kind == NIGHT and not state.settling:
+            self._open_held_stages(s, game, state, source, anchor)  # night windows (holding.py)
         phase, stage = state.phase.label, state.stage
         if cmd.skill == CLOSE_PHASE and state.phase.kind == DAY and not state.settling:
             self._record_day(s, game, state, anchor)
@@ -609,6 +611,10 @@ class Store(ABC):
     @abstractmethod
     def _stage_opened(self, s: Session, game: Game, state: GameState, anchor: float) -> None:
         """A night stage has just become the current one (deadlines.py, holding.py)."""
+
+    @abstractmethod
+    def _open_held_stages(self, s: Session, game: Game, state: GameState, source: str, anchor: float) -> None:
+        """Before the night closes: the stages that still hold skills open one by one (holding.py)."""
 
     @abstractmethod
     def _player_submit(self, s: Session, game: Game, state: GameState, cmd: Command, now: float) -> list[Event]:
