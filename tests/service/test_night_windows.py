@@ -53,6 +53,17 @@ def test_the_seer_posts_at_the_night_s_start_and_is_answered_at_his_stage(harnes
     page = h.client.get(f"/p/{seer}").text
     assert f"你提交了：{SEER}：预言 {WHITE_WOLF}（预言、天眼、弄权、诽谤、杀人、撕咬开始时生效，之前可替换）" in page
     assert _commands(h, game, "check") == []  # held: the engine has nothing yet
+    # the export keeps it, and an imported copy holds it too
+    export = h.client.get(f"/d/g/{game}/export.json").json()
+    assert [(x["command"]["targets"], x["status"]) for x in export["held_commands"]] == [
+        ([KILLER], "replaced"),
+        ([WHITE_WOLF], "held"),
+    ]
+    assert export["clock"]["public_label"] == "第1夜" and not export["clock"]["public_settling"]
+    copy = h.service.import_game(h.director_id, export)
+    with h.service.sessions() as s:
+        kept = s.scalars(select(HeldCommand).where(HeldCommand.game_id == copy.id, HeldCommand.status == "held")).all()
+        assert [k.payload["targets"] for k in kept] == [[WHITE_WOLF]]
     god = h.client.get(f"/d/g/{game}").text
     assert "待其阶段开始时生效" in god and 'id="timetable-rows"' in god and "第1夜·守卫行动" in god
     # 22:00: its stage opens, the 预言 is applied (in arrival order); no answer before 22:15

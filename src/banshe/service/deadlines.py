@@ -300,15 +300,11 @@ class Deadlines(Store):
             tz = sched.zone(game.timezone)
             game.status, game.paused_at = "paused", due_at
             settings = dict(game.settings or {})
-            settings["outage"] = {
-                "at": due_at,
-                "noticed": now,
-                "text": (
-                    f"服务停机或时钟跳变：{sched.local_text(due_at, tz)} 的时限在 {sched.local_text(now, tz)} 才执行，"
-                    f"另有{len(late)}个时限也已过期（最早的是{late[0].label}）。已执行第一个过期的时限，游戏已暂停；"
-                    "恢复后其余时限按暂停时长顺延。"
-                ),
-            }
+            settings["outage"] = (  # for the director's page (a plain string: it is exported)
+                f"服务停机或时钟跳变：{sched.local_text(due_at, tz)} 的时限在 {sched.local_text(now, tz)} 才执行，"
+                f"另有{len(late)}个时限也已过期（最早的是{late[0].label}）。已执行第一个过期的时限，游戏已暂停；"
+                "恢复后其余时限按暂停时长顺延。"
+            )
             game.settings = settings
         log.warning("game %s paused after an outage (deadline of %s fired at %s)", game_id, due_at, now)
         return fired

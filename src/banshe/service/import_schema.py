@@ -92,6 +92,7 @@ class PostEntry(_Row):
     by_director: bool = False
     at: Time = None
     reply_to: int | None = Field(None, ge=0, lt=MAX_ROWS)  # the replied post's index in `posts`
+    void: Text(500) | None = None  # type: ignore[valid-type]  # a vote taken void (an unpublished out)
 
 
 class GroupEntry(_Row):
@@ -108,6 +109,39 @@ class RefusedEntry(_Row):
     text: Text(5000)  # type: ignore[valid-type]
     reason: Text(1000)  # type: ignore[valid-type]
     at: Time = None
+
+
+class HeldEntry(_Row):
+    """A night skill the engine has not taken (held for its stage, void, refused when it opened)."""
+
+    command: CommandPayload
+    phase: Text(32)  # type: ignore[valid-type]
+    stage: int = Field(0, ge=0, lt=1000)
+    status: Literal["held", "void", "applied", "refused", "replaced"]
+    reason: Text(1000) | None = None  # type: ignore[valid-type]
+    at: Time = None
+    settled_at: Time = None
+
+
+class NoticeEntry(_Row):
+    """A private notice from the director to one character (a card and its reason)."""
+
+    player: Text(64)  # type: ignore[valid-type]
+    phase: Text(32)  # type: ignore[valid-type]
+    text: Text(1000)  # type: ignore[valid-type]
+    at: Time = None
+
+
+class ClockEntry(_Row):
+    """What the players saw of the game's clock when it was exported."""
+
+    public_label: Text(32) = "开局"  # type: ignore[valid-type]
+    public_settling: bool = False
+    public_since: Time = None
+    held_log: int | None = Field(None, ge=0, lt=2**31)
+    closed_at: Time = None
+    start_at: Time = None
+    dawn_at: Time = None
 
 
 class ExportFile(_Row):
@@ -128,6 +162,9 @@ class ExportFile(_Row):
     posts: list[PostEntry] = Field(default_factory=list, max_length=MAX_ROWS)
     group_messages: list[GroupEntry] = Field(default_factory=list, max_length=MAX_ROWS)
     refused_posts: list[RefusedEntry] = Field(default_factory=list, max_length=MAX_ROWS)
+    held_commands: list[HeldEntry] = Field(default_factory=list, max_length=MAX_ROWS)
+    player_notices: list[NoticeEntry] = Field(default_factory=list, max_length=MAX_ROWS)
+    clock: ClockEntry | None = None
     result: dict[str, Any] | None = None
 
 

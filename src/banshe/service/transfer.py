@@ -10,16 +10,29 @@ from sqlalchemy.orm import Session
 
 from ..engine.commands import Command, IllegalCommand
 from ..engine.core import apply_in_place, new_game
+from ..engine.model import Phase
 from ..rulesets.registry import find_ruleset
 from . import import_schema
 from . import schedule as sched
 from .board import check_fixed_deck
 from .errors import NotFound, ServiceError
-from .models import Announcement, CommandRow, Game, GroupMessage, Post, RefusedPost, Seat
+from .models import (
+    Announcement,
+    CommandRow,
+    Deadline,
+    Game,
+    GroupMessage,
+    HeldCommand,
+    PlayerNotice,
+    Post,
+    RefusedPost,
+    Seat,
+)
 from .names import check_names
 from .store import MAX_NOTE, MAX_TEXT, Cached, Store, insert_game, public_announcements
 
 EXPORT_FORMAT = "banshe-game"
+CLOCK_FIELDS = ("public_label", "public_settling", "public_since", "held_log", "closed_at", "start_at", "dawn_at")
 
 
 class Transfer(Store):
@@ -37,6 +50,8 @@ class Transfer(Store):
             post_index = {p.id: i for i, p in enumerate(posts)}
             groups = s.scalars(select(GroupMessage).where(GroupMessage.game_id == game.id).order_by(GroupMessage.id))
             refused = s.scalars(select(RefusedPost).where(RefusedPost.game_id == game.id).order_by(RefusedPost.id))
+            held = s.scalars(select(HeldCommand).where(HeldCommand.game_id == game.id).order_by(HeldCommand.id))
+            notices = s.scalars(select(PlayerNotice).where(PlayerNotice.game_id == game.id).order_by(PlayerNotice.id))
             anns = s.scalars(select(Announcement).where(Announcement.game_id == game.id).order_by(Announcement.idx))
             seats = s.scalars(select(Seat).where(Seat.game_id == game.id).order_by(Seat.id))
             engine_anns = public_announcements(state)
@@ -91,6 +106,7 @@ class Transfer(Store):
                         "by_director": p.by_director,
                         "at": p.created_at,
                         "reply_to": post_index.get(p.reply_to) if p.reply_to is not None else None,
+                        "void": p.void,
                     }
                     for p in posts
                 ],
@@ -103,6 +119,24 @@ class Transfer(Store):
                     {"author": r.author, "phase": r.phase, "text": r.text, "reason": r.reason, "at": r.created_at}
                     for r in refused
                 ],
+                # night skills the engine has not taken (held, void, refused when their stage opened)
+                "held_commands": [
+                    {
+                        "command": h.payload,
+                        "phase": h.phase,
+                        "stage": h.stage,
+                        "status": h.status,
+                        "reason": h.reason,
+                        "at": h.created_at,
+                        "settled_at": h.settled_at,
+                    }
+                    for h in held
+                ],
+                "player_notices": [
+                    {"player": n.player, "phase": n.phase, "text": n.text, "at": n.created_at} for n in notices
+                ],
+                # what the players saw of the clock (issue 22)
+                "clock": {name: getattr(game, name) for name in CLOCK_FIELDS},
                 "result": {
                     "winner": rs.camp_name(state.winner) if state.winner else None,
                     "ended_in": state.ended_in.label if state.ended_in else None,
@@ -201,6 +235,7 @@ class Transfer(Store):
                     by_director=bool(p.get("by_director")),
                     created_at=float(p.get("at") or now),
                     reply_to=replied.id if replied is not None else None,
+                    void=None if p.get("void") is None else str(p["void"]),
                 )
                 s.add(row)
                 imported.append(row)
@@ -226,6 +261,49 @@ class Transfer(Store):
                         created_at=float(r.get("at") or now),
                     )
                 )
+            for h in data.get("held_commands") or []:
+                cmd = Command.from_json(h["command"])
+                s.add(
+                    HeldCommand(
+                        game_id=game.id,
+                        actor=cmd.actor,
+                        skill=cmd.skill,
+                        payload=cmd.to_json(),
+                        phase=str(h["phase"]),
+                        stage=int(h.get("stage") or 0),
+                        status=str(h["status"]),
+                        reason=None if h.get("reason") is None else str(h["reason"]),
+                        created_at=float(h.get("at") or now),
+                        settled_at=None if h.get("settled_at") is None else float(h["settled_at"]),
+                    )
+                )
+            for n in data.get("player_notices") or []:
+                s.add(
+                    PlayerNotice(
+                        game_id=game.id,
+                        player=str(n["player"]),
+                        phase=str(n["phase"]),
+                        text=str(n["text"]),
+                        created_at=float(n.get("at") or now),
+                    )
+                )
+            clock = data.get("clock")
+            if isinstance(clock, dict):  # the players' clock as exported (else it starts from the state)
+                for name in CLOCK_FIELDS:
+                    if clock.get(name) is not None or name not in ("public_label", "public_since"):
+                        setattr(game, name, clock.get(name) if name != "public_settling" else bool(clock.get(name)))
+                if game.held_log is not None:  # exported in a settling window: it ends as it would have
+                    kind = Phase.parse(game.public_label).kind
+                    due = (game.closed_at or now) + sched.window_minutes(schedule, kind) * 60
+                    s.add(
+                        Deadline(
+                            game_id=game.id,
+                            key=f"{game.public_label}|window",
+                            skill="window",
+                            label=f"{game.public_label}结算",
+                            due_at=due,
+                        )
+                    )
             settings = data.get("settings")
             game.settings = dict(settings) if isinstance(settings, dict) else {}
             _import_announcements(s, game.id, data.get("announcements"), len(public_announcements(state)))

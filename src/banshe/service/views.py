@@ -595,7 +595,7 @@ def _clock(s: Session, svc: GameService, game: Game, state: GameState, pub: Publ
         "dawn_label": state.phase.label if dawn else "",
         "window": window,
         "start_at": sched.local_text(game.start_at, tz) if game.start_at is not None else "",
-        "outage": str((game.settings or {}).get("outage", {}).get("text", "")),
+        "outage": str((game.settings or {}).get("outage") or ""),
     }
 
 
