@@ -86,9 +86,12 @@ def _submit(page: Page, selector: str) -> None:
     assert error.count() == 0, error.inner_text()
 
 
-def director_login(browser: Browser, server: str) -> Page:
-    """A director's page, logged in (the `server` fixture's account)."""
+def director_login(browser: Browser, server: str, confirm: bool = True) -> Page:
+    """A director's page, logged in (the `server` fixture's account). `confirm`: every
+    confirmation the page asks (关门, 判罚, 发布 … name their effect first) is accepted."""
     d = browser.new_context(locale="zh-CN").new_page()
+    if confirm:
+        d.on("dialog", lambda dialog: dialog.accept())
     d.goto(f"{server}/d")
     d.fill("input[name=username]", "导演")
     d.fill("input[name=password]", "e2e-password")
@@ -119,6 +122,32 @@ def create_pinming(d: Page, seed: int, auto_publish: bool = False) -> str:
     return d.url
 
 
+def end_window(d: Page, god: str) -> None:
+    """The settling window after a close, ended now by the director (立即结束结算窗口), once the
+    server's scheduler has fired it (a real clock: the window would run its minutes)."""
+    d.goto(god)
+    if d.locator("#end-window").count() == 0:
+        return
+    _submit(d, "#end-window")
+    for _ in range(150):
+        d.goto(god)
+        if d.locator("#end-window").count() == 0:
+            return
+        d.wait_for_timeout(200)
+    raise AssertionError("the scheduler never ended the settling window")
+
+
+def publish_all(d: Page, god: str) -> None:
+    """The settling window ends, then every 公示 waiting is published (the dawn's starts the day)."""
+    end_window(d, god)
+    d.goto(god)
+    if d.locator("#publish-dawn").count():
+        _submit(d, "#publish-dawn")
+    elif d.locator("button.publish").count():
+        _submit(d, "button.publish >> nth=-1")
+    assert d.locator("button.publish").count() == 0
+
+
 def player_links(d: Page, server: str) -> dict[str, str]:
     """Every character's private link, as the god page lists them."""
     return {
@@ -145,7 +174,6 @@ class Table:
         self.links = player_links(d, server)
         self.page = browser.new_context(locale="zh-CN").new_page()
         self.page.on("dialog", lambda dialog: dialog.accept())  # 行刺, 决战, 拍刀 … ask first
-        d.on("dialog", lambda dialog: dialog.accept())
 
     def open(self, name: str, path: str = "") -> Page:
         self.page.goto(self.links[name] + path)
@@ -192,11 +220,9 @@ class Table:
         _submit(self.d, button)
 
     def publish(self) -> None:
-        """Approve every 公示 waiting (发布到此条 on the last one)."""
-        self.d.goto(self.god)
-        if self.d.locator("button.publish").count():
-            _submit(self.d, "button.publish >> nth=-1")
-        assert self.d.locator("button.publish").count() == 0
+        """The settling window ends (if one runs), then every 公示 waiting is approved (发布到此条 on
+        the last one, or the dawn's: the next day begins)."""
+        publish_all(self.d, self.god)
 
     def close_phase(self) -> None:
         self.director("#close-phase")

@@ -22,6 +22,7 @@ from .e2e_helpers import (  # noqa: F401 (fixtures, skip mark; re-exported for o
     create_pinming,
     director_login,
     expect,
+    publish_all,
     pytestmark,
     server,
 )
@@ -61,9 +62,7 @@ def test_a_director_and_fourteen_players_play_pinming_in_the_browser(server: str
         _submit(d, button)
 
     def publish() -> None:
-        d.goto(god)
-        if d.locator("button.publish").count():
-            _submit(d, "button.publish >> nth=-1")
+        publish_all(d, god)  # the settling window ends first, then every 公示 waiting goes out
 
     def post(name: str, text: str) -> None:
         page = players[name]
@@ -82,7 +81,6 @@ def test_a_director_and_fourteen_players_play_pinming_in_the_browser(server: str
     director("#close-phase")
     publish()
     # 替补 (once per character, with the new person's name): the old link dies, the new one works
-    d.on("dialog", lambda dialog: dialog.accept())  # the form's data-confirm
     d.goto(god)
     d.locator('tr[data-seat="米糕"] details summary').click()
     d.fill('tr[data-seat="米糕"] input[name=person]', "新来的")

@@ -91,11 +91,13 @@ def test_a_twenty_seat_chenji_game_in_the_browser(server: str, browser: Browser)
     t.act("乙丑", "poison", "己卯")
     t.close_stages(1)
     t.director("#close-phase")
-    # the night's outs ask their prompts in turn: the 黑狼's 指认, then the 猎人's 最后一枪
+    # the night's outs ask their prompts in turn, inside the settling window: the 黑狼's 指认,
+    # then the 猎人's 最后一枪; the others learn the results when the window ends
     t.act("己卯", "heir", "庚辰")
-    assert "你获得了【杀人】。" in t.text("庚辰", "#private")
+    assert "你获得了【杀人】。" not in t.text("庚辰", "#private")
     t.act("戊辰", "shoot", "戊寅")
     t.publish()
+    assert "你获得了【杀人】。" in t.text("庚辰", "#private")
     opening = t.text("癸酉", "#thread", "/thread")
     assert "第2天讨论日开始。昨夜出局：己卯、戊辰、戊寅。" in opening
 

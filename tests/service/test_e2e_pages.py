@@ -27,6 +27,7 @@ from .e2e_helpers import (  # noqa: F401 (fixtures, skip mark)
     director_login,
     expect,
     player_links,
+    publish_all,
     pytestmark,
     server,
 )
@@ -150,8 +151,8 @@ def test_every_page_kind_on_a_phone_and_a_desk(server: str, browser: Browser) ->
     expect(d.locator("main")).to_contain_text("品茗（14人）")
     _at_both_sizes(d, "director-home", axe, found)
     d.goto(god)
-    _submit(d, "#close-phase")  # 开局 → 第1天
-    _submit(d, "button.publish >> nth=-1")
+    _submit(d, "#close-phase")  # 开局 → 第1天 (after its settling window)
+    publish_all(d, god)
     expect(d.locator("#phase")).to_contain_text("第1天")
 
     # 第1天 on a phone: enough floors for two pages, then a post lands on its own floor

@@ -16,6 +16,7 @@ from .e2e_helpers import (  # noqa: F401 (fixtures, skip mark)
     browser,
     create_pinming,
     director_login,
+    publish_all,
     pytestmark,
     server,
 )
@@ -28,8 +29,7 @@ def test_a_director_counts_a_forum_day_in_the_browser(server: str, browser: Any,
     d = director_login(browser, server)
     god = create_pinming(d, 5)
     _submit(d, "#close-phase")  # 开局 → 第1天
-    if d.locator("button.publish").count():
-        _submit(d, "button.publish >> nth=-1")
+    publish_all(d, god)  # after its settling window, the dawn 公示 (the day begins)
 
     _submit(d, "#forum-desk")
     d.set_input_files("#forum-read input[name=pages]", str(saved))

@@ -35,7 +35,7 @@ from .conftest import PINMING_SEATS, Harness
 
 # (ruleset, seats, seed, steps): bounded so both databases run the whole test in well under a minute
 GAMES = [
-    ("pinming", 14, 1, 34),  # this game raises a <最后一枪> prompt (asserted below)
+    ("pinming", 14, 10, 34),  # this game raises a <最后一枪> prompt (asserted below)
     ("chenji", 20, 8, 18),
     ("ganran", 12, 3, 20),
 ]

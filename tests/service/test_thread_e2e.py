@@ -9,7 +9,16 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from .e2e_helpers import ARTIFACTS, _submit, browser, create_pinming, director_login, pytestmark, server  # noqa: F401
+from .e2e_helpers import (  # noqa: F401
+    ARTIFACTS,
+    _submit,
+    browser,
+    create_pinming,
+    director_login,
+    publish_all,
+    pytestmark,
+    server,
+)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -42,6 +51,7 @@ def test_thread_and_player_pages_in_the_browser(server: str, browser: Browser) -
     _submit(hb, f"{form} button")
     d.goto(god)
     _submit(d, "#close-phase")
+    publish_all(d, god)  # the settling window ends: day 1
     hb.goto(links["年糕"])
     assert hb.locator("#camp").inner_text() == "狼人阵营"
 
