@@ -21,7 +21,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ..engine.commands import CHANGE_VOTE, CLOSE_STAGE, DIRECTOR, VOTE, Command, IllegalCommand
-from ..engine.core import close_stage, validate
+from ..engine.core import validate
 from ..engine.events import Event
 from ..engine.model import NIGHT, GameState
 from ..engine.view import legal_commands
@@ -30,6 +30,7 @@ from .deadlines import Deadlines
 from .errors import ServiceError
 from .models import CommandRow, Game, HeldCommand
 from .published import Publication, revived
+from .seen import probe_at
 
 HELD = "held"
 VOID = "void"
@@ -112,21 +113,10 @@ class Holding(Deadlines):
         rs = self.ruleset(game)
         return rs.night_stages[stage].id in sched.policy_for(rs).night_windows
 
-    def _probe_at(self, pub: Publication, actor: str, stage: int) -> GameState:
-        """What `actor` may be checked against for a skill of a later stage: the game as he may
-        know it, with the earlier stages closed (a probe: their results are never shown)."""
-        probe = revived(pub, actor)
-        if probe is pub.shown:
-            probe = probe.clone()
-        rs = probe.rules
-        while probe.stage < stage and probe.stage < len(rs.night_stages) - 1:
-            close_stage(probe, rs)
-        return probe
-
     def _hold(
         self, s: Session, game: Game, state: GameState, pub: Publication, cmd: Command, stage: int, now: float
     ) -> list[Event]:
-        probe = self._probe_at(pub, cmd.actor, stage)
+        probe = probe_at(pub, cmd.actor, stage)
         refusal = refusal_of(probe, cmd)
         if refusal is not None:
             raise ServiceError(refusal.reason)

@@ -56,6 +56,8 @@ class Publication:
     over: bool
     notice_index: dict[int, int] = field(default_factory=dict)  # log index -> announcement idx
     held_events: frozenset[int] = frozenset()  # public events (a 行刺) waiting for their 公示
+    # probes made from it, kept for every page and live digest of this snapshot (never applied to)
+    probes: dict[tuple[str | None, int], GameState] = field(default_factory=dict)
 
     @property
     def open(self) -> bool:
@@ -149,11 +151,16 @@ def revived(pub: Publication, viewer: str | None, state: GameState | None = None
     hidden = [n for n in pub.hidden_outs if n != viewer and n in base.chars and not base.chars[n].alive]
     if not hidden:
         return base
+    key = (viewer if viewer in pub.hidden_outs else None, -1)
+    if state is None and key in pub.probes:
+        return pub.probes[key]
     probe = base.clone()
     for name in hidden:
         probe.chars[name].alive = True
     probe.outs = [o for o in probe.outs if o.player not in hidden]
     probe.living_memo = (-1, ())
+    if state is None:
+        pub.probes[key] = probe
     return probe
 
 

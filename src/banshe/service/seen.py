@@ -216,12 +216,15 @@ def _ordinal(label: str) -> int:
 def probe_at(pub: Publication, actor: str, stage: int) -> GameState:
     """What `actor` may be checked against for a skill of a later night stage: the game as he may
     know it, the earlier stages closed (a probe: their results are never shown)."""
-    probe = revived(pub, actor)
-    if probe is pub.shown:
-        probe = probe.clone()
+    key = (actor if actor in pub.hidden_outs else None, stage)
+    known = pub.probes.get(key)
+    if known is not None:
+        return known
+    probe = revived(pub, actor).clone()
     rs: Ruleset = probe.rules
     while probe.stage < stage and probe.stage < len(rs.night_stages) - 1:
         close_stage(probe, rs)
+    pub.probes[key] = probe
     return probe
 
 
