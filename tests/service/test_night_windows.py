@@ -122,3 +122,21 @@ def test_the_witch_s_stage_opens_once_every_input_it_waits_for_is_in(harness: Ha
     with h.service.sessions() as s:
         sources = [r.source for r in s.scalars(select(CommandRow).where(CommandRow.game_id == game))]
     assert "inputs" in sources
+
+
+def test_a_night_closed_early_opens_its_held_stages_first_and_can_be_undone(harness: Harness) -> None:
+    h = harness
+    game, links = _night_one(h)
+    assert h.act(links[SEER], "check", target=KILLER)[0] == 303  # held for 22:15
+    assert h.director(game, "command", skill="close_phase")[0] == 303  # the director ends the night now
+    assert _commands(h, game, "check") == [(SEER, [KILLER])]  # its stage opened first: applied
+    _g, state = h.service.read(game)
+    assert state.settling or state.phase.label == "第2天"
+    # one undo takes back the close and the stages it opened
+    assert h.director(game, "undo")[0] == 303
+    _g, state = h.service.read(game)
+    assert state.phase.label == "第1夜" and state.stage == 0 and not state.settling
+    assert _commands(h, game, "check") == []
+    with h.service.sessions() as s:
+        (held,) = s.scalars(select(HeldCommand).where(HeldCommand.game_id == game, HeldCommand.status == "held"))
+        assert held.payload["targets"] == [KILLER]

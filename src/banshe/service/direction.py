@@ -190,9 +190,11 @@ class Direction(Store):
 
     def undo_target(self, s: Session, game: Game) -> tuple[CommandRow | None, str]:
         """The director's last command if it can be undone now, else (None, why not)."""
+        # the latest command a director stored with its records (the rows it set off in the same
+        # step — stages opened before a night's close, held skills applied — come after it)
         rows = s.scalars(
             select(CommandRow)
-            .where(CommandRow.game_id == game.id, CommandRow.source == "director", CommandRow.superseded.is_(False))
+            .where(CommandRow.game_id == game.id, CommandRow.undo.is_not(None), CommandRow.superseded.is_(False))
             .order_by(CommandRow.seq.desc())
         ).first()
         if rows is None or rows.undo is None:
