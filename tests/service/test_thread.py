@@ -133,7 +133,8 @@ def test_a_reply_survives_export_and_import(harness: Harness) -> None:
     r = h.client.post("/d/import", data={"csrf": h.csrf, "data": json.dumps(export)}, follow_redirects=False)
     assert r.status_code == 303
     copy = int(r.headers["location"].rsplit("/", 1)[1])
-    copied = {p.text: p for p in h.service.sessions().scalars(select(Post).where(Post.game_id == copy))}
+    with h.service.sessions() as s:  # closed at once (an open one holds locks the next test's reset waits on)
+        copied = {p.text: p for p in s.scalars(select(Post).where(Post.game_id == copy))}
     change = copied["改票对象：烧麦\n改票理由：x"]
     assert change.reply_to == copied["投票对象：包子\n投票理由：x"].id
 
