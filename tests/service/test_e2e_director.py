@@ -127,14 +127,14 @@ def test_a_chenji_seer_posts_at_the_night_s_start(server: str, browser: Browser)
     assert re.search(r"预言：\d\d:\d\d 开放，\d\d:\d\d 截止", page.locator("#windows").inner_text())
     t.act("甲子", "check", "己卯")
     private = t.text("甲子", "#private")
-    assert "你提交了：甲子：预言 己卯（预言、天眼、弄权、诽谤、杀人、撕咬开始时生效，之前可替换）" in private
+    assert "你提交了：预言 → 己卯（预言、天眼、弄权、诽谤、杀人、撕咬开始时生效，之前可替换）" in private
     page = t.open("甲子")
     page.screenshot(path=str(ARTIFACTS / "chenji-seer-held.png"), full_page=True)
     d.goto(god)
     assert "待其阶段开始时生效" in d.locator("#submissions").inner_text()
     t.close_stages(2)  # 守卫, then 吹笛者与修女卫道: his stage opens and his 预言 is applied
     private = t.text("甲子", "#private")
-    assert "你提交了：甲子：预言 己卯" in private and "开始时生效" not in private
+    assert "你提交了：预言 → 己卯" in private and "开始时生效" not in private
     assert "你预言了" not in private
     t.close_stages(1)  # his stage settles: the answer
     assert "你预言了己卯：狼人。" in t.text("甲子", "#private")

@@ -51,7 +51,7 @@ def test_the_seer_posts_at_the_night_s_start_and_is_answered_at_his_stage(harnes
     assert h.act(seer, "check", target=KILLER)[0] == 303
     assert h.act(seer, "check", target=WHITE_WOLF)[0] == 303  # replaced while it waits
     page = h.client.get(f"/p/{seer}").text
-    assert f"你提交了：{SEER}：预言 {WHITE_WOLF}（预言、天眼、弄权、诽谤、杀人、撕咬开始时生效，之前可替换）" in page
+    assert f"你提交了：预言 → {WHITE_WOLF}（预言、天眼、弄权、诽谤、杀人、撕咬开始时生效，之前可替换）" in page
     assert _commands(h, game, "check") == []  # held: the engine has nothing yet
     # the export keeps it, and an imported copy holds it too
     export = h.client.get(f"/d/g/{game}/export.json").json()
@@ -91,7 +91,7 @@ def test_skills_settle_in_deadline_order_not_arrival_order(harness: Harness) -> 
     h.run_until(shanghai(2026, 12, 2, 22))  # his 诽谤's stage opens: refused now
     assert _commands(h, game, "slander") == []
     page = h.client.get(f"/p/{links[SLANDERER]}").text
-    assert "诽谤 甲子未能生效：" in page and "已失去技能" in page
+    assert "你提交的「诽谤 → 甲子」未能生效：" in page and "已失去技能" in page
     assert "未能生效" not in h.client.get(f"/p/{links[SEER]}").text
 
 

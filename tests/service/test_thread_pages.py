@@ -237,7 +237,7 @@ def test_a_substitute_notice_goes_through_review_into_the_days_bbcode(lite: Harn
     held = next(p for p in director_page(h.service, game)["pending"] if p["kind"] == "notice")
     assert h.director(game, f"notices/{held['key']}", action="withhold")[0] == 303
     h.clock.advance(60)
-    _close(h, game)  # the night's 公示
+    _close(h, game, dawn=False)  # the night's 公示 (the dawn: publishing it starts 第2天)
     last = director_page(h.service, game)["pending"][-1]
     assert h.director(game, "publish", upto=str(last["idx"]))[0] == 303
     assert not [i for i in shown("豆花") if "馄饨" in str(i["text"])]

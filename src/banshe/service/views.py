@@ -113,18 +113,21 @@ def vote_tallies(order: tuple[str, ...], voting: str | None, events: list[dict[s
     return out
 
 
+CURRENT_DAY = "\x00current"  # tally_lines: the day still voting is the game's own
+
+
 def tally_lines(
-    rs: Ruleset, state: GameState, events: list[dict[str, Any]], voting: str | None | bool = False
+    rs: Ruleset, state: GameState, events: list[dict[str, Any]], voting: str | None = CURRENT_DAY
 ) -> dict[int, str]:
     """The 票型 each 公示 carries, by its index among the public 公示 (the Announcement rows'
     idx): a closed day's last one (its result), where the ruleset's votes are open posts
     (ThreadPolicy.tally_in_result). `events`: the votes the viewer sees; `voting`: the day still
-    voting (False: the game's current day unless it is over)."""
+    voting (CURRENT_DAY: the game's current day unless it is over)."""
     if not sched.policy_for(rs).tally_in_result:
         return {}
-    if voting is False:
+    if voting == CURRENT_DAY:
         voting = None if state.over else state.phase.label
-    tallies = vote_tallies(state.order, voting or None, events)
+    tallies = vote_tallies(state.order, voting, events)
     announces = public_announcements(state)
     last_of = {e.phase: i for i, e in enumerate(announces)}  # a day's last 公示: its result
     return {last_of[phase]: line for phase, line in tallies.items() if phase in last_of}
