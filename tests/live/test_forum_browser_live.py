@@ -54,7 +54,7 @@ def test_a_forum_day_in_the_browser(server: str, browser: Any, board: Board) -> 
     assert d.locator("#forum-link input[name=password]").input_value() == ""  # never shown again
 
     table.act("十三号", "recognize", "三号")
-    table.director("#close-phase")  # 开局 → 第1天
+    table.close_phase()  # 开局 → 第1天: the settling window ends and the dawn 公示 is published
     d.goto(god + "/forum")
     _submit(d, "#post-0")  # the 第1天 公示 opens the day on the forum
     assert "公示已在论坛2楼发出" in d.locator("#ok").inner_text()
@@ -77,10 +77,11 @@ def test_a_forum_day_in_the_browser(server: str, browser: Any, board: Board) -> 
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     d.screenshot(path=str(ARTIFACTS / "forum-game-live.png"), full_page=True)
 
-    d.on("dialog", lambda dialog: dialog.accept())
-    _submit(d, "#forum-close button")  # 录入并关门
+    _submit(d, "#forum-close button")  # 录入并关门 (director_login accepts its confirmation)
     assert "第1天已关门" in d.locator("#ok").inner_text()
     assert "第1夜" in d.locator("#phase").inner_text()
+    table.publish()  # the settling window ends and the day's result is published
+    d.goto(god + "/forum")
     _submit(d, "#post-all button")
     assert "公示发到论坛" in d.locator("#ok").inner_text()
     shown = "".join(p.decode("utf-8") for p in board.pages(tid, None, False))

@@ -60,8 +60,10 @@ def _game(h: Harness, board: Board, **extra: str) -> tuple[int, int, ForumDesk]:
     code, text = h.director(game, "forum/link", poll_minutes="3", **fields)
     assert code == 303, text
     assert h.act(h.links(game)["十三号"], "recognize", target="三号")[0] == 303
-    h.clock.now = shanghai(2026, 12, 8, 11, 1)
-    assert h.service.fire_due() == 1  # 开局 closes at 11:00: 第1天 (closes 2026-12-09 21:00)
+    # 开局 closes at 11:00; 第1天 (closes 2026-12-09 21:00) once its settling window has run and
+    # the dawn 公示 is published (auto_publish)
+    assert h.run_until(shanghai(2026, 12, 8, 11, 10)) == 2
+    assert h.service.read(game)[1].phase.label == "第1天"
     return game, tid, h.client.app.state.forum_desk  # type: ignore[attr-defined]
 
 
@@ -103,8 +105,10 @@ def test_a_forum_day_read_live_held_at_its_deadline_and_its_gongshi_posted(
     assert code == 303, text
     state = h.service.read(game)[1]
     assert state.phase.label == "第1夜" and state.sheriff == "五号"  # 五号 4 (二 六 三 八), 一号 1
+    h.settle(game)  # the day's result is published once its settling window has run
 
-    assert h.director(game, "forum/post", idx="all")[0] == 303
+    code, text = h.director(game, "forum/post", idx="all")
+    assert code == 303, text
     shown = _thread_text(board, tid)
     assert "五号当选警长" in shown and shown.count("【第1天公示】") == 2 and "【第1夜公示】" in shown
     posts_before = shown.count("postmessage_")
