@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any
 
@@ -18,6 +18,32 @@ from banshe.engine.model import GameState
 from banshe.engine.ruleset import Ruleset
 
 _RULESETS: dict[str, Ruleset] = {}
+# asked, in order, for an id no registered ruleset has (the service's uploaded boards, kept in its
+# database): a `Ruleset`, or None when the id is not theirs
+_RESOLVERS: list[Callable[[str], Ruleset | None]] = []
+
+
+def add_resolver(resolver: Callable[[str], Ruleset | None]) -> None:
+    """Ask `resolver` for ids no registered ruleset has; it registers what it finds."""
+    _RESOLVERS.append(resolver)
+
+
+def remove_resolver(resolver: Callable[[str], Ruleset | None]) -> None:
+    if resolver in _RESOLVERS:
+        _RESOLVERS.remove(resolver)
+
+
+def registered(ruleset_id: str) -> Ruleset | None:
+    """The ruleset registered under this id, without asking the resolvers."""
+    return _RULESETS.get(ruleset_id)
+
+
+def _from_resolvers(ruleset_id: str) -> Ruleset | None:
+    for resolver in list(_RESOLVERS):
+        found = resolver(ruleset_id)
+        if found is not None:
+            return found
+    return None
 
 
 def register(ruleset: Ruleset) -> Ruleset:
@@ -38,12 +64,20 @@ def find_ruleset(name: str) -> Ruleset:
     for rs in _RULESETS.values():
         if name == rs.name or name in rs.aliases:
             return rs
+    found = _from_resolvers(name)
+    if found is not None:
+        return found
     raise KeyError(name)
 
 
 def get_ruleset(ruleset_id: str) -> Ruleset:
     """By id only. Raises KeyError."""
-    return _RULESETS[ruleset_id]
+    rs = _RULESETS.get(ruleset_id)
+    if rs is None:
+        rs = _from_resolvers(ruleset_id)
+    if rs is None:
+        raise KeyError(ruleset_id)
+    return rs
 
 
 def resolve(rules: Ruleset | str) -> Ruleset:

@@ -88,6 +88,8 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
     scheduler = Scheduler(service, settings.scheduler_interval) if settings.start_scheduler else None
     poller: ForumPoller | None = None  # re-reads forum games' threads (with the scheduler)
 
+    forget_uploads = service.uploads.install()  # games of uploaded boards find their board
+
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         pushed.hub.bind()
@@ -104,6 +106,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
             scheduler.stop()
         if listener is not None:
             listener.stop()
+        forget_uploads()
 
     app = FastAPI(title="banshe 版杀自动导演", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     templates = Jinja2Templates(directory=HERE / "templates")

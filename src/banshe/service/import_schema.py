@@ -149,6 +149,8 @@ class ExportFile(_Row):
     version: int = Field(1, ge=1, le=1)
     title: Text(100) = ""  # type: ignore[valid-type]
     ruleset: Text(64)  # type: ignore[valid-type]
+    # an uploaded board's file (issue 27): the import registers it before replaying
+    board: str | None = Field(None, max_length=64 * 1024)
     seed: int = Field(ge=0, lt=2**31)
     options: dict[Text(64), Scalar] = Field(default_factory=dict, max_length=100)  # type: ignore[valid-type]
     players: list[Text(64)] = Field(max_length=100)  # type: ignore[valid-type]

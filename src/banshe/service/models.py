@@ -70,6 +70,19 @@ class Game(Base):
     dawn_at: Mapped[float | None] = mapped_column(Float, nullable=True)  # the next dawn's automatic 公示
 
 
+class UploadedBoard(Base):
+    """A board file a director uploaded (issue 27): its games name it by `id` (`upload-` and the
+    text's hash), so the same text uploaded twice is one board; kept for as long as its games."""
+
+    __tablename__ = "uploaded_boards"
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    director_id: Mapped[int] = mapped_column(ForeignKey("directors.id"), primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    filename: Mapped[str] = mapped_column(String(200))
+    text: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[float] = mapped_column(Float)
+
+
 class Seat(Base):
     __tablename__ = "seats"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

@@ -32,6 +32,7 @@ from ..engine.events import ANNOUNCE, NOTICE, PUBLIC, Event
 from ..engine.model import DAY, NIGHT, START, GameState
 from ..engine.ruleset import Ruleset
 from ..rulesets.registry import find_ruleset, get_ruleset
+from .uploaded_boards import UploadedBoards, is_uploaded
 from . import idempotency as idem
 from . import pgsync, security
 from . import schedule as sched
@@ -82,6 +83,7 @@ class Store(ABC):
         # PostgreSQL only while the LISTEN connection is up (live.PgListener turns it on and off)
         self._seat_cache_on = True
         self.post_limits = security.PostLimits(per_minute=12, chars_per_phase=100_000)  # create_app: Settings
+        self.uploads = UploadedBoards(sessions, clock)  # boards directors uploaded (issue 27)
         self._failed: dict[int, float] = {}  # game id -> monotonic time its deadlines are tried again
         # game id -> (the log index of a running settling window's close, the state before it)
         self._before_close: dict[int, tuple[int, GameState]] = {}
@@ -290,6 +292,8 @@ class Store(ABC):
             rs = find_ruleset(ruleset)
         except KeyError:
             raise ServiceError(f"未知的规则：{ruleset}") from None
+        if is_uploaded(rs.id) and not self.uploads.owns(director_id, rs.id):
+            raise ServiceError(f"未知的规则：{ruleset}")  # another director's upload is not offered
         try:
             names = check_names(list(players))
         except ValueError as exc:

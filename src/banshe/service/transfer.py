@@ -12,6 +12,7 @@ from ..engine.commands import Command, IllegalCommand
 from ..engine.core import apply_in_place, new_game
 from ..engine.model import Phase
 from ..rulesets.registry import find_ruleset
+from .uploaded_boards import is_uploaded
 from . import import_schema
 from . import schedule as sched
 from .board import check_fixed_deck
@@ -60,6 +61,7 @@ class Transfer(Store):
                 "version": 1,
                 "title": game.title,
                 "ruleset": rs.name,
+                **({"board": getattr(rs, "text", "")} if is_uploaded(rs.id) else {}),
                 "seed": game.seed,
                 "options": game.options,
                 "players": game.players,
@@ -165,7 +167,8 @@ class Transfer(Store):
         except ValueError as exc:
             raise ServiceError(str(exc)) from None
         try:
-            rs = find_ruleset(str(data["ruleset"]))
+            board = data.get("board")
+            rs = self.uploads.upload(director_id, board, "导入") if board else find_ruleset(str(data["ruleset"]))
             players = check_names([str(p) for p in data["players"]])
             roles = data.get("roles")
             seed = int(data["seed"])

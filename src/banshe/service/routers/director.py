@@ -12,7 +12,7 @@ from typing import Annotated, Any
 from urllib.parse import quote
 
 from fastapi import APIRouter, Path, Request
-from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 from sqlalchemy import select
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
@@ -37,8 +37,10 @@ from .. import import_schema, security
 from .. import schedule as sched
 from ..edge import MAX_INT, AnnouncementIndex, DeadlineId, FlagId, GameId, form_int
 from ..forms import MAX_SEED, field, parse_int, parse_options, parse_seats, post_id, stage_value
+from ..errors import NotFound
 from ..games import ServiceError, board_counts, counts_text
 from ..models import Director, Game
+from ..uploaded_boards import MAX_BOARD_BYTES, decode, is_uploaded
 from ..views import director_page, thread_page
 from ..web import DirectorForm, DirectorGame, DirectorGameForm, DirectorLogin, OwnedGameForm, Web, WebDep
 
@@ -70,15 +72,18 @@ def director_home(request: Request, web: WebDep, login: DirectorLogin) -> Respon
     return web.render(request, "director_home.html", ctx)
 
 
-def new_game_ctx(director: Director, csrf: str, ruleset: str, form: dict[str, str], error: str) -> dict[str, Any]:
-    try:
-        rs = find_ruleset(ruleset)
-    except KeyError:
-        rs = all_rulesets()[0]
+def new_game_ctx(
+    web: Web, director: Director, csrf: str, ruleset: str, form: dict[str, str], error: str
+) -> dict[str, Any]:
+    # the built-in boards, then the ones this director uploaded (issue 27)
+    choices = [r for r in all_rulesets() if not is_uploaded(r.id)] + web.service.uploads.of_director(director.id)
+    rs = next((r for r in choices if ruleset in (r.id, r.name, *r.aliases)), choices[0])
     return {
         "director": director,
         "csrf": csrf,
-        "rulesets": all_rulesets(),
+        "rulesets": choices,
+        "uploaded": is_uploaded(rs.id),
+        "max_board_kb": MAX_BOARD_BYTES // 1024,
         "rs": rs,
         "schedule": sched.default_schedule(rs),
         "board_text": counts_text(board_counts(rs)),
@@ -91,7 +96,7 @@ def new_game_ctx(director: Director, csrf: str, ruleset: str, form: dict[str, st
 
 @router.get("/d/new", response_class=HTMLResponse)
 def new_game_page(request: Request, web: WebDep, login: DirectorLogin, ruleset: str = "品茗") -> Response:
-    return web.render(request, "new_game.html", new_game_ctx(login.director, login.csrf, ruleset, {}, ""))
+    return web.render(request, "new_game.html", new_game_ctx(web, login.director, login.csrf, ruleset, {}, ""))
 
 
 @router.post("/d/new", response_class=HTMLResponse)
@@ -101,7 +106,7 @@ async def new_game_post(request: Request, web: WebDep, login: DirectorForm) -> R
     try:
         rs = find_ruleset(fields.get("ruleset", ""))
     except KeyError:
-        return web.render(request, "new_game.html", new_game_ctx(director, csrf, "", fields, "未知的规则"), 400)
+        return web.render(request, "new_game.html", new_game_ctx(web, director, csrf, "", fields, "未知的规则"), 400)
     try:
         players, roles = parse_seats(fields.get("seats", ""), {*rs.role_names, *rs.role_names.values()})
         options = parse_options(rs.options, form)
@@ -135,10 +140,49 @@ async def new_game_post(request: Request, web: WebDep, login: DirectorForm) -> R
             start_at=start_at,
         )
     except ValueError as exc:  # parse_seats / parse_options: their reasons are Chinese
-        return web.render(request, "new_game.html", new_game_ctx(director, csrf, rs.id, fields, str(exc)), 400)
+        return web.render(request, "new_game.html", new_game_ctx(web, director, csrf, rs.id, fields, str(exc)), 400)
     except ServiceError as exc:
-        return web.render(request, "new_game.html", new_game_ctx(director, csrf, rs.id, fields, exc.reason), 400)
+        return web.render(request, "new_game.html", new_game_ctx(web, director, csrf, rs.id, fields, exc.reason), 400)
     return RedirectResponse(f"/d/g/{game.id}", status_code=303)
+
+
+@router.post("/d/boards", response_class=HTMLResponse)
+async def board_upload(request: Request, web: WebDep, login: DirectorForm) -> Response:
+    """A board file uploaded (or pasted): checked by the board compiler, kept, and offered on the
+    new-game form; a bad file is refused with the compiler's line and nothing is kept."""
+    director, csrf, form = login.director, login.csrf, login.form
+    upload = form.get("board_file")
+    pasted = form.get("board_text")
+    body = pasted.encode() if isinstance(pasted, str) else b""
+    filename = "粘贴的板子"
+    if upload is not None and not isinstance(upload, str) and upload.filename:
+        body = await upload.read(MAX_BOARD_BYTES + 1)
+        filename = upload.filename or filename
+
+    def check() -> str:  # compiling a board reads and checks the whole file: off the event loop
+        rs = web.service.uploads.upload(director.id, decode(body), filename)
+        return rs.id
+
+    try:
+        rid = await run_in_threadpool(check)
+    except ServiceError as exc:
+        ctx = new_game_ctx(web, director, csrf, "", {}, exc.reason)
+        ctx["board_paste"] = pasted if isinstance(pasted, str) else ""
+        return web.render(request, "new_game.html", ctx, 400)
+    return RedirectResponse(f"/d/new?ruleset={quote(rid)}", status_code=303)
+
+
+@router.get("/d/boards/{ruleset_id}", response_class=PlainTextResponse)
+def board_file(web: WebDep, login: DirectorLogin, ruleset_id: Annotated[str, Path(max_length=64)]) -> Response:
+    """A board's file as text (a built-in board, or one this director uploaded)."""
+    try:
+        rs = find_ruleset(ruleset_id)
+    except KeyError:
+        raise NotFound("没有这个板子") from None
+    text = getattr(rs, "text", "")
+    if not text or (is_uploaded(rs.id) and not web.service.uploads.owns(login.director.id, rs.id)):
+        raise NotFound("没有这个板子")
+    return PlainTextResponse(text, headers={"Content-Disposition": "inline"})
 
 
 @router.post("/d/import", response_class=HTMLResponse)
