@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any
 
@@ -18,11 +18,31 @@ from banshe.engine.model import GameState
 from banshe.engine.ruleset import Ruleset
 
 _RULESETS: dict[str, Ruleset] = {}
+# the boards package (`banshe.boards`), imported on the first look-up: it registers the built-in
+# boards and answers for a board file's path (`set_board_finder`)
+_BOARDS_LOADED: list[bool] = [False]
+_BOARD_FINDER: list[Callable[[str], Ruleset | None]] = []
+
+
+def _boards() -> None:
+    if not _BOARDS_LOADED[0]:
+        _BOARDS_LOADED[0] = True
+        importlib.import_module("banshe.boards")
+
+
+def set_board_finder(finder: Callable[[str], Ruleset | None]) -> None:
+    """`banshe.boards` answers for the names no registered ruleset has (a board file's path)."""
+    _BOARD_FINDER[:] = [finder]
 
 
 def register(ruleset: Ruleset) -> Ruleset:
     _RULESETS[ruleset.id] = ruleset
     return ruleset
+
+
+def registered(ruleset_id: str) -> Ruleset | None:
+    """The ruleset registered under this id, or None (no look-up by name, no board loaded)."""
+    return _RULESETS.get(ruleset_id)
 
 
 def unregister(ruleset_id: str) -> None:
@@ -31,19 +51,32 @@ def unregister(ruleset_id: str) -> None:
 
 
 def find_ruleset(name: str) -> Ruleset:
-    """By id (`pinming`), Chinese name (`品茗`) or alias (`M196`). Raises KeyError."""
+    """By id (`pinming`), Chinese name (`品茗`) or alias (`M196`), or a board file's path
+    (`banshe.boards`). Raises KeyError (a bad board file: `banshe.boards.BoardError`)."""
+    rs = _RULESETS.get(name)
+    if rs is not None:
+        return rs
+    _boards()
     rs = _RULESETS.get(name)
     if rs is not None:
         return rs
     for rs in _RULESETS.values():
         if name == rs.name or name in rs.aliases:
             return rs
+    for finder in _BOARD_FINDER:
+        found = finder(name)
+        if found is not None:
+            return found
     raise KeyError(name)
 
 
 def get_ruleset(ruleset_id: str) -> Ruleset:
     """By id only. Raises KeyError."""
-    return _RULESETS[ruleset_id]
+    rs = _RULESETS.get(ruleset_id)
+    if rs is None:
+        _boards()
+        return _RULESETS[ruleset_id]
+    return rs
 
 
 def resolve(rules: Ruleset | str) -> Ruleset:
@@ -52,6 +85,8 @@ def resolve(rules: Ruleset | str) -> Ruleset:
 
 
 def all_rulesets() -> list[Ruleset]:
+    """Every registered ruleset: the three seeds, then the built-in and installed boards."""
+    _boards()
     return list(_RULESETS.values())
 
 
