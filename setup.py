@@ -34,6 +34,8 @@ COMPILED = [
     "src/banshe/rulesets/ganran/state.py",
     "src/banshe/rulesets/ganran/bots.py",
     "src/banshe/rulesets/ganran/effects.py",
+    "src/banshe/library/board.py",
+    "src/banshe/library/state.py",
     "src/banshe/sim/seat.py",
     "src/banshe/sim/env.py",
     "src/banshe/sim/heuristic/base.py",

@@ -244,6 +244,51 @@ def _rulesets(args: argparse.Namespace) -> int:
     return 0
 
 
+def _boards(args: argparse.Namespace) -> int:
+    """`banshe boards` (list), `banshe boards show NAME`, `banshe boards check FILE`."""
+    from .boards import BoardError, board_text, list_boards, load_file
+
+    if args.action == "show":
+        if not args.name:
+            log.error("banshe boards show 需要板子的名字（banshe boards 列出全部）")
+            return 2
+        try:
+            sys.stdout.write(board_text(args.name))
+        except KeyError:
+            log.error("没有名为“%s”的板子（banshe boards 列出全部）", args.name)
+            return 2
+        return 0
+    if args.action == "check":
+        if not args.name:
+            log.error("banshe boards check 需要板子文件的路径")
+            return 2
+        try:
+            rs = load_file(args.name)
+        except BoardError as exc:
+            log.error("%s", exc)
+            return 2
+        roles = "、".join(rs.role_names.values())
+        sys.stdout.write(f"{args.name}：板子“{rs.name}”（{rs.id}）没有问题。身份：{roles}。\n")
+        return 0
+    from rich.table import Table
+
+    table = Table(title="板子", show_lines=True)
+    table.add_column("板子", no_wrap=True)
+    table.add_column("别名", overflow="fold")
+    table.add_column("配置", overflow="fold", ratio=1)
+    table.add_column("来源", no_wrap=True)
+    for info in list_boards():
+        rs = info.ruleset
+        counts: dict[str, int] = {}
+        for r in rs.deck:
+            counts[r] = counts.get(r, 0) + 1
+        deck = "、".join(rs.role_name(r) + (f"×{n}" if n > 1 else "") for r, n in counts.items())
+        deck = f"{len(rs.deck)}人：{deck}" if rs.deck else "按人数发身份"
+        table.add_row(f"{rs.id}\n{rs.name}", "、".join(rs.aliases), deck, info.source)
+    _console().print(table)
+    return 0
+
+
 def _database_url(args: argparse.Namespace, what: str) -> str:
     """The database URL, after checking the extras it needs (service; postgres for PostgreSQL)."""
     import os
@@ -359,8 +404,10 @@ def _simulate(args: argparse.Namespace) -> int:
                 roles = "、".join(rs.role_names.values())
                 raise ValueError(f"--role-policy 格式应为 身份=策略（{rs.name}的身份：{roles}）")
             role_policies.append((role, spec.strip()))
+        # a board file by its path: the workers compile it again (its id may be known only here)
+        named = str(Path(args.ruleset).resolve()) if Path(args.ruleset).is_file() else rs.id
         config = SimConfig(
-            ruleset=rs.id,
+            ruleset=named,
             games=args.games,
             players=counts,
             policy=args.policy,
@@ -440,7 +487,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--compact", action="store_true", help="one-line JSON")
     p.set_defaults(func=_run_scenario)
     d = sub.add_parser("demo", help="deal a game, play it with random legal bots, print the thread and 复盘")
-    d.add_argument("--ruleset", default="品茗")
+    d.add_argument("--ruleset", default="品茗", help="规则或板子：id、中文名、别名，或板子文件的路径")
     d.add_argument("--seed", type=int, default=1)
     d.add_argument("--players", type=int, default=None)
     d.set_defaults(func=_demo)
@@ -448,7 +495,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("file")
     v.set_defaults(func=_review)
     s = sub.add_parser("simulate", help="play many games with bots and report win rates (平衡模拟)")
-    s.add_argument("--ruleset", default="品茗", help="规则 id、中文名或别名")
+    s.add_argument("--ruleset", default="品茗", help="规则或板子：id、中文名、别名，或板子文件的路径")
     s.add_argument("--games", type=int, default=1000, help="每个玩家人数的对局数")
     s.add_argument("--players", default=None, help="玩家人数：14、20..30 或 20,22,24（默认：规则的标准人数）")
     s.add_argument(
@@ -510,6 +557,10 @@ def build_parser() -> argparse.ArgumentParser:
     fp.set_defaults(func=_forum_post)
     r = sub.add_parser("rulesets", help="list the rulesets and their options")
     r.set_defaults(func=_rulesets)
+    b = sub.add_parser("boards", help="the boards (板子): list them, show one's file, check a board file")
+    b.add_argument("action", nargs="?", choices=["list", "show", "check"], default="list")
+    b.add_argument("name", nargs="?", default=None, metavar="NAME|FILE", help="show：板子名；check：板子文件")
+    b.set_defaults(func=_boards)
     sv = sub.add_parser("serve", help="run the director service (web) on SQLite or BANSHE_DATABASE_URL")
     sv.add_argument("--host", default="127.0.0.1")
     sv.add_argument("--port", type=int, default=8000)

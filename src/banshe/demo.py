@@ -42,7 +42,7 @@ DEMO_NAMES = [
 
 def run_demo(ruleset: str, seed: int = 1, players: int | None = None) -> str:
     rs = find_ruleset(ruleset)
-    count = players or (14 if rs.id == "pinming" else rs.min_players)
+    count = players or (len(rs.deck) if rs.deck else rs.min_players)
     if count > len(DEMO_NAMES):
         raise ValueError(f"演示最多支持{len(DEMO_NAMES)}名玩家")
     state = play_random_game(rs.id, DEMO_NAMES[:count], seed)

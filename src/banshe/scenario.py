@@ -8,6 +8,7 @@ the engine raises from the phase's list, and closes each phase as the director w
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -80,16 +81,33 @@ def load(path: str | Path) -> Scenario:
     return parse(doc, str(p))
 
 
+def _ruleset(name: str, source: str, fail: Callable[[str], ScenarioError]) -> Ruleset:
+    """`ruleset:` names a registered ruleset or board, or a board file (by a path as given, or
+    relative to the scenario file)."""
+    from .boards import BoardError, load_file
+
+    try:
+        return find_ruleset(name)
+    except KeyError:
+        pass
+    except BoardError as exc:
+        raise fail(f"板子文件有误：{exc}") from None
+    beside = Path(source).parent / name
+    if name.endswith((".yaml", ".yml")) and beside.is_file():
+        try:
+            return load_file(beside)
+        except BoardError as exc:
+            raise fail(f"板子文件有误：{exc}") from None
+    raise fail(f"未知的规则：{name}")
+
+
 def parse(doc: Any, source: str = "<scenario>") -> Scenario:
     def fail(msg: str) -> ScenarioError:
         return ScenarioError(f"{source}: {msg}")
 
     if not isinstance(doc, dict):
         raise fail("场景文件的顶层必须是一个映射")
-    try:
-        rs = find_ruleset(str(doc.get("ruleset")))
-    except KeyError:
-        raise fail(f"未知的规则：{doc.get('ruleset')}") from None
+    rs = _ruleset(str(doc.get("ruleset")), source, fail)
     players = doc.get("players")
     if not isinstance(players, list) or not players:
         raise fail("players 必须是非空的列表")

@@ -755,7 +755,7 @@ def new_game(
     state = GameState(rules=rs, seed=seed, options=opts, order=tuple(names), chars={}, rng=random.Random(seed))
     state.ext = rs.state_type()
     if roles is None:
-        dealt = rs.deal(len(names), state.rng)
+        dealt = rs.deal_with(len(names), state.rng, opts)
         shuffle(state.rng, dealt)
         role_of = dict(recorded_deal) if recorded_deal else dict(zip(names, dealt, strict=True))
         emit(state, CHANCE, _DIRECTOR_AUDIENCE, "随机分发身份", purpose="发身份", choice=dict(role_of))

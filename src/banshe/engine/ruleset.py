@@ -148,6 +148,18 @@ class SkillSpec:
     answer: Answer | None = None
     on_timeout: Lapse | None = None
     candidates: Candidates | None = None
+    # what the skill is for, for bots that play any board (`INTENTS`: protect, attack, check;
+    # "": none declared) — the bots choose by it, never by a skill's or a role's Chinese name
+    intent: str = ""
+    # once accepted it cannot be taken back (a potion, a shot): the pages ask for confirmation
+    irreversible: bool = False
+
+
+# `SkillSpec.intent`s
+PROTECT = "protect"
+ATTACK = "attack"
+INVESTIGATE = "check"
+INTENTS = (PROTECT, ATTACK, INVESTIGATE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -385,6 +397,11 @@ class Ruleset:
             n = len(self.deck)
             raise ValueError(f"{self.name}的标准配置是{n}人，随机发身份需要恰好{n}名玩家")
         return list(self.deck)
+
+    def deal_with(self, count: int, rng: random.Random, options: Mapping[str, Any]) -> list[str]:
+        """The identities to deal for a game with these options (a board whose options change
+        its deck); by default `deal`, which does not depend on them."""
+        return self.deal(count, rng)
 
     def validate_roles(self, roles: Sequence[str]) -> None:
         """Raise ValueError (Chinese) when a dealt set of identities is impossible."""

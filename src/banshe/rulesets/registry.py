@@ -18,6 +18,23 @@ from banshe.engine.model import GameState
 from banshe.engine.ruleset import Ruleset
 
 _RULESETS: dict[str, Ruleset] = {}
+# the boards package (`banshe.boards`), imported on the first look-up: it registers the built-in
+# boards and answers for a board file's path (`set_board_finder`)
+_BOARDS_LOADED: list[bool] = [False]
+_BOARD_FINDER: list[Callable[[str], Ruleset | None]] = []
+
+
+def _boards() -> None:
+    if not _BOARDS_LOADED[0]:
+        _BOARDS_LOADED[0] = True
+        importlib.import_module("banshe.boards")
+
+
+def set_board_finder(finder: Callable[[str], Ruleset | None]) -> None:
+    """`banshe.boards` answers for the names no registered ruleset has (a board file's path)."""
+    _BOARD_FINDER[:] = [finder]
+
+
 # asked, in order, for an id no registered ruleset has (the service's uploaded boards, kept in its
 # database): a `Ruleset`, or None when the id is not theirs
 _RESOLVERS: list[Callable[[str], Ruleset | None]] = []
@@ -33,11 +50,6 @@ def remove_resolver(resolver: Callable[[str], Ruleset | None]) -> None:
         _RESOLVERS.remove(resolver)
 
 
-def registered(ruleset_id: str) -> Ruleset | None:
-    """The ruleset registered under this id, without asking the resolvers."""
-    return _RULESETS.get(ruleset_id)
-
-
 def _from_resolvers(ruleset_id: str) -> Ruleset | None:
     for resolver in list(_RESOLVERS):
         found = resolver(ruleset_id)
@@ -51,19 +63,33 @@ def register(ruleset: Ruleset) -> Ruleset:
     return ruleset
 
 
+def registered(ruleset_id: str) -> Ruleset | None:
+    """The ruleset registered under this id, or None (no look-up by name, no board loaded)."""
+    return _RULESETS.get(ruleset_id)
+
+
 def unregister(ruleset_id: str) -> None:
     """Forget a registered ruleset (a test's made-up one); an unknown id is ignored."""
     _RULESETS.pop(ruleset_id, None)
 
 
 def find_ruleset(name: str) -> Ruleset:
-    """By id (`pinming`), Chinese name (`品茗`) or alias (`M196`). Raises KeyError."""
+    """By id (`pinming`), Chinese name (`品茗`) or alias (`M196`), or a board file's path
+    (`banshe.boards`). Raises KeyError (a bad board file: `banshe.boards.BoardError`)."""
+    rs = _RULESETS.get(name)
+    if rs is not None:
+        return rs
+    _boards()
     rs = _RULESETS.get(name)
     if rs is not None:
         return rs
     for rs in _RULESETS.values():
         if name == rs.name or name in rs.aliases:
             return rs
+    for finder in _BOARD_FINDER:
+        found = finder(name)
+        if found is not None:
+            return found
     found = _from_resolvers(name)
     if found is not None:
         return found
@@ -74,7 +100,8 @@ def get_ruleset(ruleset_id: str) -> Ruleset:
     """By id only. Raises KeyError."""
     rs = _RULESETS.get(ruleset_id)
     if rs is None:
-        rs = _from_resolvers(ruleset_id)
+        _boards()
+        rs = _RULESETS.get(ruleset_id) or _from_resolvers(ruleset_id)
     if rs is None:
         raise KeyError(ruleset_id)
     return rs
@@ -86,6 +113,8 @@ def resolve(rules: Ruleset | str) -> Ruleset:
 
 
 def all_rulesets() -> list[Ruleset]:
+    """Every registered ruleset: the three seeds, then the built-in and installed boards."""
+    _boards()
     return list(_RULESETS.values())
 
 

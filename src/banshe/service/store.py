@@ -31,8 +31,8 @@ from ..engine.core import apply_in_place, new_game
 from ..engine.events import ANNOUNCE, NOTICE, PUBLIC, Event
 from ..engine.model import DAY, NIGHT, START, GameState
 from ..engine.ruleset import Ruleset
-from ..rulesets.registry import find_ruleset, get_ruleset
-from .uploaded_boards import UploadedBoards, is_uploaded
+from ..rulesets.registry import get_ruleset
+from .uploaded_boards import UploadedBoards, find_offered, is_uploaded
 from . import idempotency as idem
 from . import pgsync, security
 from . import schedule as sched
@@ -289,7 +289,7 @@ class Store(ABC):
         start_at: float | None = None,
     ) -> Game:
         try:
-            rs = find_ruleset(ruleset)
+            rs = find_offered(ruleset)
         except KeyError:
             raise ServiceError(f"未知的规则：{ruleset}") from None
         if is_uploaded(rs.id) and not self.uploads.owns(director_id, rs.id):

@@ -11,8 +11,7 @@ from sqlalchemy.orm import Session
 from ..engine.commands import Command, IllegalCommand
 from ..engine.core import apply_in_place, new_game
 from ..engine.model import Phase
-from ..rulesets.registry import find_ruleset
-from .uploaded_boards import is_uploaded
+from .uploaded_boards import find_offered, is_uploaded
 from . import import_schema
 from . import schedule as sched
 from .board import check_fixed_deck
@@ -168,7 +167,7 @@ class Transfer(Store):
             raise ServiceError(str(exc)) from None
         try:
             board = data.get("board")
-            rs = self.uploads.upload(director_id, board, "导入") if board else find_ruleset(str(data["ruleset"]))
+            rs = self.uploads.upload(director_id, board, "导入") if board else find_offered(str(data["ruleset"]))
             players = check_names([str(p) for p in data["players"]])
             roles = data.get("roles")
             seed = int(data["seed"])

@@ -33,6 +33,15 @@ def is_uploaded(ruleset_id: str) -> bool:
     return ruleset_id.startswith(PREFIX)
 
 
+def find_offered(name: str) -> Ruleset:
+    """A ruleset the service offers, by id, Chinese name or alias: the registered rulesets and
+    boards, and uploaded boards by id. Never a board file's path: a name from a form or an
+    import file must not make the server read its files. Raises KeyError."""
+    if "/" in name or "\\" in name or name.endswith((".yaml", ".yml")):
+        raise KeyError(name)
+    return registry.find_ruleset(name)
+
+
 def decode(body: bytes) -> str:
     """An uploaded file's bytes as text: UTF-8 (a BOM is dropped), at most MAX_BOARD_BYTES."""
     if len(body) > MAX_BOARD_BYTES:

@@ -31,7 +31,7 @@ from ...engine.commands import (
     PROMPT_TIMEOUT,
     Command,
 )
-from ...rulesets.registry import all_rulesets, find_ruleset
+from ...rulesets.registry import all_rulesets
 from .. import idempotency as idem
 from .. import import_schema, security
 from .. import schedule as sched
@@ -40,7 +40,7 @@ from ..forms import MAX_SEED, field, parse_int, parse_options, parse_seats, post
 from ..errors import NotFound
 from ..games import ServiceError, board_counts, counts_text
 from ..models import Director, Game
-from ..uploaded_boards import MAX_BOARD_BYTES, decode, is_uploaded
+from ..uploaded_boards import MAX_BOARD_BYTES, decode, find_offered, is_uploaded
 from ..views import director_page, thread_page
 from ..web import DirectorForm, DirectorGame, DirectorGameForm, DirectorLogin, OwnedGameForm, Web, WebDep
 
@@ -104,7 +104,7 @@ async def new_game_post(request: Request, web: WebDep, login: DirectorForm) -> R
     director, csrf, form = login.director, login.csrf, login.form
     fields = {k: field(v) for k, v in form.items()}
     try:
-        rs = find_ruleset(fields.get("ruleset", ""))
+        rs = find_offered(fields.get("ruleset", ""))
     except KeyError:
         return web.render(request, "new_game.html", new_game_ctx(web, director, csrf, "", fields, "未知的规则"), 400)
     try:
@@ -176,7 +176,7 @@ async def board_upload(request: Request, web: WebDep, login: DirectorForm) -> Re
 def board_file(web: WebDep, login: DirectorLogin, ruleset_id: Annotated[str, Path(max_length=64)]) -> Response:
     """A board's file as text (a built-in board, or one this director uploaded)."""
     try:
-        rs = find_ruleset(ruleset_id)
+        rs = find_offered(ruleset_id)
     except KeyError:
         raise NotFound("没有这个板子") from None
     text = getattr(rs, "text", "")

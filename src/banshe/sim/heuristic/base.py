@@ -6,7 +6,10 @@ so it holds only what that player could know: its groups (狼群…), its own sk
 identities). Per-ruleset heuristics live in `REGISTRY` (ruleset id -> decide function); a
 decide function returns a command, None (pass), or `DEFER` to use the generic policy.
 
-The generic policy, for any identity of any ruleset:
+The generic policy, for any identity of any ruleset or board. What a skill is for is its declared
+intent (`SkillSpec.intent`: protect, attack, check — the library roles of every board declare
+theirs), else, for a ruleset that declares none (the three seeds), read from the skill's id and
+name (`intent_of`); it never reads a role's Chinese name where intents are declared:
 
 - never targets its own known group mates (or itself) with a skill, nor votes for them;
 - votes for players its own feedback (or a published check) says are wolves / non-village;
@@ -37,7 +40,20 @@ from typing import Any, cast
 
 from ...engine.commands import ABSTAIN, CHANGE_VOTE, VOTE, Command
 from ...engine.events import ACCEPTED, ANNOUNCE, FEEDBACK, NOTICE
-from ...engine.ruleset import FREE_TEXT, MANY_TARGETS, NO_TARGET, ONE_TARGET, SUCCESSOR, TEAR_BADGE, YES_NO
+from ...engine.ruleset import (
+    ATTACK,
+    FREE_TEXT,
+    INVESTIGATE,
+    MANY_TARGETS,
+    NO_TARGET,
+    ONE_TARGET,
+    PROTECT,
+    SUCCESSOR,
+    TEAR_BADGE,
+    YES_NO,
+    Ruleset,
+    SkillSpec,
+)
 from ...rulesets.registry import get_ruleset
 from ..agents import Observation
 
@@ -338,6 +354,41 @@ def _is(spec_id: str, name: str, words: tuple[str, ...]) -> bool:
     return any(w in spec_id or w in name for w in words)
 
 
+_INTENTS: dict[tuple[str, str, str], str] = {}
+
+
+def intent_of(spec: SkillSpec) -> str:
+    """What a skill is for: its declared `SkillSpec.intent` (a board's library roles declare
+    theirs), else read from its id and name (the seeds' skills: 查/验/预言 investigate, 守/救/解/护
+    … protect); "" for anything else."""
+    key = (spec.id, spec.name, spec.intent)  # all it is read from
+    found = _INTENTS.get(key)
+    if found is None:
+        if spec.intent:
+            found = spec.intent
+        elif _is(spec.id, spec.name, _INVESTIGATE):
+            found = INVESTIGATE
+        elif _is(spec.id, spec.name, _PROTECTIVE):
+            found = PROTECT
+        else:
+            found = ""
+        _INTENTS[key] = found
+    return found
+
+
+def _declares_intents(rs: Ruleset) -> bool:
+    return any(spec.intent for spec in rs.skills.values())
+
+
+def _investigator(rs: Ruleset, role_name: str) -> bool:
+    """A publicly revealed identity that investigates (the 守卫 protects it once known): by its
+    role's declared intents on a board; on a seed that declares none, a 预言家 by name."""
+    if not _declares_intents(rs):
+        return "预言" in role_name
+    role = rs.starting_role(rs.role_id(role_name) or "")
+    return role is not None and any(rs.skills[s].intent == INVESTIGATE for s in role.skills if s in rs.skills)
+
+
 def generic_decide(agent: HeuristicAgent, obs: Observation) -> Command | None:
     """The fallback policy for any identity of any ruleset (see the module docstring)."""
     rs = get_ruleset(obs.ruleset)
@@ -362,7 +413,13 @@ def generic_decide(agent: HeuristicAgent, obs: Observation) -> Command | None:
             return agent.command(obs.prompt, TEAR_BADGE) if TEAR_BADGE in candidates else None
         if spec.shape == ONE_TARGET:
             bad = [t for t in candidates if t in k.bad and t not in friends]
-            return agent.command(obs.prompt, agent.rng.choice(bad)) if bad else None
+            if bad:
+                return agent.command(obs.prompt, agent.rng.choice(bad))
+            if spec.intent == ATTACK and k.mates:
+                # a declared attack by a group's member (狼王's 最后一枪): at someone outside the group
+                target = agent.hostile_target([t for t in candidates if t != agent.seat])
+                return agent.command(obs.prompt, target) if target else None
+            return None
         return None
     skills = list(dict.fromkeys(c.skill for c in obs.legal))
     if VOTE in skills or CHANGE_VOTE in skills:
@@ -390,10 +447,11 @@ def generic_decide(agent: HeuristicAgent, obs: Observation) -> Command | None:
         candidates = agent.targets(obs, sid)
         if not candidates:
             continue
-        if _is(sid, spec.name, _INVESTIGATE):
+        intent = intent_of(spec)
+        if intent == INVESTIGATE:
             pool = [t for t in candidates if t not in k.checked and t not in friends]
             target = agent.pick(pool)
-        elif _is(sid, spec.name, _PROTECTIVE):
+        elif intent == PROTECT:
             # a player it was told is attacked tonight (通灵-like lists), then a publicly known 预言家
             # (守卫 protects the seer once known), then known good players
             told = [
@@ -403,7 +461,11 @@ def generic_decide(agent: HeuristicAgent, obs: Observation) -> Command | None:
                 for t in names
                 if t in candidates and t != agent.seat and t not in k.bad
             ]
-            seers = [t for t in candidates if "预言" in k.revealed.get(t, "") and t not in k.bad and t != agent.seat]
+            seers = [
+                t
+                for t in candidates
+                if t in k.revealed and _investigator(rs, k.revealed[t]) and t not in k.bad and t != agent.seat
+            ]
             good = [t for t in candidates if t in k.good and t != agent.seat]
             target = (
                 (told[0] if told else None)

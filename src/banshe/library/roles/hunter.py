@@ -1,0 +1,77 @@
+"""猎人 — 最后一枪<限定>：
+当猎人出局后（不能开枪的出局原因除外，品茗：红牌罚下），可以选择一名其他角色，该角色立即出局。
+"""
+
+from __future__ import annotations
+
+from banshe.engine.commands import Command, IllegalCommand
+from banshe.engine.core import emit, push_prompt, put_out
+from banshe.engine.events import NOTICE, Audience
+from banshe.engine.model import DAY, NIGHT, START, GameState, Prompt
+from banshe.engine.ruleset import ATTACK, ONE_TARGET, SkillSpec, other_alive_targets
+
+from ..role import VILLAGE, LibraryRole, Param, params, report, role_name
+
+HUNTER = "hunter"
+SHOOT = "shoot"
+CAUSES = ("罚下", "毒药", "投票", "杀人", "最后一枪")  # the causes a board may list in 不能开枪
+
+
+def shot_on_out(state: GameState, name: str, cause: str) -> None:
+    """A shooter's out: the prompt, unless the cause is one of his role's 不能开枪."""
+    c = state.chars[name]
+    if c.skills_lost or not c.has_charge(SHOOT) or cause in params(state, c.role)["不能开枪"]:
+        return
+    push_prompt(state, Prompt(name, SHOOT, "选择一名其他角色，该角色立即出局。"))
+
+
+def check_shoot(state: GameState, cmd: Command) -> None:
+    if cmd.targets[0] == cmd.actor:
+        raise IllegalCommand("最后一枪需要选择一名其他角色")
+
+
+def answer_shoot(state: GameState, prompt: Prompt, cmd: Command) -> None:
+    target = cmd.targets[0]
+    c = state.chars[cmd.actor]
+    c.spend(SHOOT)
+    report(state, f"{role_name(state, c.role)}{cmd.actor}发动最后一枪，{target}出局。")
+    put_out(state, target, "最后一枪")
+
+
+def shoot_lapses(state: GameState, prompt: Prompt) -> None:
+    c = state.chars[prompt.actor]
+    text = f"{role_name(state, c.role)}{prompt.actor}未按时发动最后一枪，视为放弃。"
+    emit(state, NOTICE, Audience.director(), text)
+
+
+def _no_apply(state: GameState, cmd: Command) -> None:
+    return None
+
+
+SHOOT_SKILL = SkillSpec(
+    SHOOT,
+    "最后一枪",
+    frozenset({START, DAY, NIGHT}),
+    ONE_TARGET,
+    check_shoot,
+    _no_apply,
+    prompt=True,
+    actor_may_be_out=True,
+    answer=answer_shoot,
+    on_timeout=shoot_lapses,
+    candidates=other_alive_targets,
+    intent=ATTACK,
+    irreversible=True,
+)
+
+ROLE = LibraryRole(
+    HUNTER,
+    "猎人",
+    VILLAGE,
+    __doc__ or "",
+    skills=(SHOOT_SKILL,),
+    charges=((SHOOT, 1),),
+    params={"不能开枪": Param(("罚下",), "这些出局原因不能发动最后一枪", CAUSES)},
+    god=True,
+    on_out=shot_on_out,
+)

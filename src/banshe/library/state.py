@@ -1,0 +1,44 @@
+"""The typed game data of a board built on the role library (`GameState.ext`).
+
+Each field belongs to one library role (named beside it); a role module reads and writes only its
+own fields through `ext(state)`, and the night's settlement (`flow.settle_night`) reads them all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from banshe.engine.model import GameState, RulesetState
+
+
+@dataclass
+class BoardState(RulesetState):
+    # -- the whole game ---------------------------------------------------------------------
+    report: list[str] = field(default_factory=list)  # 公示 of the night/开局, read out the next day
+    # 守卫: the night number and target of the latest accepted 守护 (the repeat rule reads it)
+    guarded: tuple[int, str] | None = None
+    # -- this phase (emptied by `new_phase`) -------------------------------------------------
+    check: tuple[str, str] | None = None  # 预言家: (预言家, target)
+    kill: str | None = None  # 狼人 (the group): the last submission of 杀人
+    save: str | None = None  # 女巫: 救药's target
+    poison: str | None = None  # 女巫: 毒药's target
+
+    def clone(self) -> BoardState:
+        return BoardState(list(self.report), self.guarded, self.check, self.kill, self.save, self.poison)
+
+    def new_phase(self) -> None:
+        self.check = None
+        self.kill = None
+        self.save = None
+        self.poison = None
+
+    def reports(self) -> list[str]:
+        return self.report
+
+
+def ext(state: GameState) -> BoardState:
+    """The library's data of a board game."""
+    data = state.ext
+    if not isinstance(data, BoardState):
+        raise TypeError(f"not a board game: {type(data).__name__}")
+    return data
