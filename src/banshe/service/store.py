@@ -32,7 +32,6 @@ from ..engine.events import ANNOUNCE, NOTICE, PUBLIC, Event
 from ..engine.model import DAY, NIGHT, START, GameState
 from ..engine.ruleset import Ruleset
 from ..rulesets.registry import get_ruleset
-from .uploaded_boards import UploadedBoards, find_offered, is_uploaded
 from . import idempotency as idem
 from . import pgsync, security
 from . import schedule as sched
@@ -42,6 +41,7 @@ from .models import Announcement, CommandRow, Deadline, Game, Seat, Submission
 from .names import check_names
 from .notices import publish_notices
 from .published import Publication, publication
+from .uploaded_boards import UploadedBoards, find_offered, is_uploaded
 
 MAX_TEXT = 5000
 MAX_NOTE = 500

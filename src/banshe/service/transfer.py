@@ -11,7 +11,6 @@ from sqlalchemy.orm import Session
 from ..engine.commands import Command, IllegalCommand
 from ..engine.core import apply_in_place, new_game
 from ..engine.model import Phase
-from .uploaded_boards import find_offered, is_uploaded
 from . import import_schema
 from . import schedule as sched
 from .board import check_fixed_deck
@@ -30,6 +29,7 @@ from .models import (
 )
 from .names import check_names
 from .store import MAX_NOTE, MAX_TEXT, Cached, Store, insert_game, public_announcements
+from .uploaded_boards import find_offered, is_uploaded
 
 EXPORT_FORMAT = "banshe-game"
 CLOCK_FIELDS = ("public_label", "public_settling", "public_since", "held_log", "closed_at", "start_at", "dawn_at")

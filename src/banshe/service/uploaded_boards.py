@@ -106,10 +106,16 @@ class UploadedBoards:
         with self.sessions() as s:
             if s.get(UploadedBoard, (rs.id, director_id)) is None:
                 name = rs.name[:200]
-                s.add(UploadedBoard(
-                    id=rs.id, director_id=director_id, name=name, filename=filename[:200], text=text,
-                    created_at=self.clock(),
-                ))
+                s.add(
+                    UploadedBoard(
+                        id=rs.id,
+                        director_id=director_id,
+                        name=name,
+                        filename=filename[:200],
+                        text=text,
+                        created_at=self.clock(),
+                    )
+                )
                 try:
                     s.commit()
                 except IntegrityError:  # the same upload twice at once: one row is enough

@@ -36,8 +36,8 @@ from .. import idempotency as idem
 from .. import import_schema, security
 from .. import schedule as sched
 from ..edge import MAX_INT, AnnouncementIndex, DeadlineId, FlagId, GameId, form_int
-from ..forms import MAX_SEED, field, parse_int, parse_options, parse_seats, post_id, stage_value
 from ..errors import NotFound
+from ..forms import MAX_SEED, field, parse_int, parse_options, parse_seats, post_id, stage_value
 from ..games import ServiceError, board_counts, counts_text
 from ..models import Director, Game
 from ..uploaded_boards import MAX_BOARD_BYTES, decode, find_offered, is_uploaded
