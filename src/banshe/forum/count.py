@@ -20,6 +20,7 @@ from typing import Any
 import yaml
 
 from .. import scenario as sc
+from ..boards import BoardError, compile_board
 from ..engine.commands import ABSTAIN, ACCELERATE, CHANGE_VOTE, DELAY, DIRECTOR, VOTE, Command, IllegalCommand
 from ..engine.core import apply_in_place, new_game
 from ..engine.events import ACCEPTED
@@ -179,10 +180,13 @@ def load_game(path: str) -> Game:
     except (yaml.YAMLError, ValueError) as exc:
         raise CountError(f"{p}：GAME 不是合法的 YAML/JSON：{str(exc).splitlines()[0]}") from None
     if isinstance(doc, dict) and doc.get("format") == EXPORT_FORMAT:
+        board = doc.get("board")  # a game of an uploaded board: its file travels in the export
         try:
-            rs = find_ruleset(str(doc.get("ruleset")))
+            rs = compile_board(board, f"{p}（board）") if isinstance(board, str) else find_ruleset(str(doc["ruleset"]))
         except KeyError:
             raise CountError(f"{p}：未知的规则：{doc.get('ruleset')}") from None
+        except BoardError as exc:
+            raise CountError(f"板子文件有误：{exc}") from None
         if not isinstance(doc.get("players"), list) or not isinstance(doc.get("commands"), list):
             raise CountError(f"{p}：导出文件缺少 players 或 commands")
         return Game(rs, export=doc, source=str(p))

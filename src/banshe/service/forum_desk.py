@@ -218,7 +218,8 @@ class ForumDesk:
         export = self.service.export(game_id)
         if export["status"] == "ended":
             raise ServiceError("游戏已经结束")
-        game = CountGame(find_ruleset(str(export["ruleset"])), export=export, source=f"对局{game_id}")
+        rs = self.service.ruleset(self.service.read(game_id)[0])  # by id: an uploaded board may share a name
+        game = CountGame(rs, export=export, source=f"对局{game_id}")
         link = self.link(game_id)
         try:
             if pages:
