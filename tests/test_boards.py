@@ -215,3 +215,36 @@ def test_a_package_registers_a_board_by_entry_point(monkeypatch: pytest.MonkeyPa
     finally:
         registry.unregister("test_entry_board")
         boards._BOARDS.pop("test_entry_board", None)
+
+
+def test_a_board_without_a_sheriff_votes_out_from_day_1() -> None:
+    from banshe.scenario import parse, play, transcript
+
+    text = MY_BOARD.replace("test_guard_board", "no_sheriff_board").replace("测试守卫局", "无警长局")
+    rs = compile_board(text.replace("sheriff: {weight: 1.5}", "sheriff: false"), "无警长局.yaml")
+    registry.register(rs)
+    try:
+        assert "succeed" not in rs.skills
+        doc = {
+            "ruleset": "no_sheriff_board",
+            "players": list("甲乙丙丁戊己庚辛壬癸子丑"),
+            "roles": dict(
+                zip(
+                    "甲乙丙丁戊己庚辛壬癸子丑",
+                    ["预言家", "女巫", "猎人", "守卫"] + ["村民"] * 4 + ["狼人"] * 4,
+                    strict=True,
+                )
+            ),
+            "phases": [
+                {"phase": "第1天", "inputs": [["甲", "投票", "子"], ["乙", "投票", "子"], ["子", "投票", "甲"]]}
+            ],
+        }
+        scenario = parse(doc, "无警长局")
+        state, records = play(scenario)
+        got = transcript(state, records)
+        assert got["outs"] == [{"player": "子", "phase": "第1天", "cause": "投票"}]
+        assert got["sheriff"] == []
+        day1 = next(p["announcements"] for p in got["phases"] if p["phase"] == "第1天")
+        assert day1 and not any("警长" in line for line in day1)
+    finally:
+        registry.unregister("no_sheriff_board")

@@ -75,7 +75,8 @@ class BoardRuleset(Ruleset):
             announce(state, f"{state.phase.label}开始，请有夜间技能的角色在时限内行动。")
             return
         first_day = FIRST_DAY_SHERIFF if self.sheriff_weight else "今天是第一个讨论日。"
-        announce(state, day_opening(state, first_day, reports=ext(state).report))
+        opening = day_opening(state, first_day, reports=ext(state).report, sheriff=bool(self.sheriff_weight))
+        announce(state, opening)
 
     def on_out(self, state: GameState, name: str, cause: str) -> None:
         flow.on_out(state, name, cause)
