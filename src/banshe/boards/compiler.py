@@ -68,34 +68,30 @@ class _Doc:
     def __init__(self, source: str, text: str) -> None:
         self.source = source
         self.lines: dict[tuple[Any, ...], int] = {}
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
         try:
-            node = yaml.compose(text)
+            node = yaml.compose(text, Loader=loader)
+            data = yaml.load(text, Loader=loader)  # noqa: S506 — a safe loader (CSafeLoader or SafeLoader)
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             where = f"第{mark.line + 1}行" if mark is not None else ""
-            raise BoardError(
-                f"{source}{'：' + where if where else ''}：不是合法的YAML（{getattr(exc, 'problem', exc)}）"
-            ) from None
+            problem = getattr(exc, "problem", exc)
+            raise BoardError(f"{source}{'：' + where if where else ''}：不是合法的YAML（{problem}）") from None
         if node is None:
             raise BoardError(f"{source}：文件是空的")
-        self.data = self._walk(node, ())
+        self.data = data
+        self._lines(node, data, ())
 
-    def _walk(self, node: yaml.Node, path: tuple[Any, ...]) -> Any:
+    def _lines(self, node: yaml.Node, data: Any, path: tuple[Any, ...]) -> None:
+        """The line of every field: the composed nodes walked beside the loaded data."""
         self.lines[path] = node.start_mark.line + 1
-        if isinstance(node, yaml.MappingNode):
-            out: dict[Any, Any] = {}
-            for k, v in node.value:
-                key = yaml.safe_load(yaml.serialize(k)) if not isinstance(k, yaml.ScalarNode) else self._scalar(k)
+        if isinstance(node, yaml.MappingNode) and isinstance(data, dict) and len(node.value) == len(data):
+            for (k, v), (key, value) in zip(node.value, data.items(), strict=True):
                 self.lines[(*path, key)] = k.start_mark.line + 1
-                out[key] = self._walk(v, (*path, key))
-            return out
-        if isinstance(node, yaml.SequenceNode):
-            return [self._walk(v, (*path, i)) for i, v in enumerate(node.value)]
-        return self._scalar(node)
-
-    @staticmethod
-    def _scalar(node: yaml.Node) -> Any:
-        return yaml.safe_load(yaml.serialize(node))
+                self._lines(v, value, (*path, key))
+        elif isinstance(node, yaml.SequenceNode) and isinstance(data, list):
+            for i, (v, value) in enumerate(zip(node.value, data, strict=False)):
+                self._lines(v, value, (*path, i))
 
     def fail(self, path: tuple[Any, ...], message: str) -> BoardError:
         line = self._line(path)
