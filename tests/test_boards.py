@@ -168,6 +168,7 @@ def test_an_option_changes_the_deal(board_file: Path) -> None:
         (("屠边: [神, 村民]", "屠边: [神, 平民]"), "第24行：wins.0.屠边.1：本板子没有身份“平民”"),
         (("tie: 无人出局", "tie: 警长决定"), "第17行：flow.tie：平票规则目前只支持 无人出局"),
         (("deck:", "dek:"), "第14行：dek：未知的字段"),
+        (("skills: [守护]}", "skills: [守护], deadline: 一小时}"), "第19行：night.0.deadline：看不懂的时限“一小时”"),
     ],
 )
 def test_check_names_the_file_line_and_field(

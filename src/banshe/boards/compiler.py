@@ -56,6 +56,8 @@ TOP_KEYS = (
 FLOW_KEYS = ("first", "sheriff", "tie", "last_words")
 WIN_KINDS = ("屠边", "全部出局")
 _COUNT = re.compile(r"^(.+?)\s*[*×xX]\s*(\d+)$")
+# a night stage's deadline as the director service reads it: minutes (60, 60分钟) or a clock time (23:30)
+_DEADLINE = re.compile(r"^(?:\+?\d{1,4}(?:分钟|min|m)?|(?:[01]?\d|2[0-3]):[0-5]\d)$")
 
 
 class BoardError(ValueError):
@@ -318,13 +320,16 @@ def _compile_library(
                 raise doc.fail((*path, "skills", j), f"技能“{sk}”已经排在阶段 {staged[skill_id]}")
             staged[skill_id] = sid
             stage_skills.append(skill_id)
+        deadline = str(st.get("deadline", "")).strip()
+        if deadline and not _DEADLINE.match(deadline):
+            raise doc.fail((*path, "deadline"), f"看不懂的时限“{deadline}”（写分钟数如 60 或 60分钟，或时刻如 23:30）")
         after = [lib.after_stage[s] for lib in library.values() for s in stage_skills if s in lib.after_stage]
         stages.append(
             NightStage(
                 sid,
                 str(st.get("name", sid)),
                 opens_with_night=not st.get("waits", False),
-                deadline=str(st.get("deadline", "")),
+                deadline=deadline,
                 on_close=_chain(after),
             )
         )
