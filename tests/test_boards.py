@@ -84,6 +84,13 @@ def test_boards_lists_the_seeds_and_the_standard_boards(capsys: pytest.CaptureFi
         assert name in out
 
 
+def test_roles_lists_the_library_with_its_parameters(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["boards", "roles"]) == 0
+    out = capsys.readouterr().out
+    for name in ("预言家", "女巫", "猎人", "白痴", "守卫", "村民", "狼人", "狼王", "同守同救", "不能开枪"):
+        assert name in out
+
+
 def test_show_names_the_code_of_a_seed(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["boards", "show", "品茗"]) == 0
     assert "code: banshe.rulesets.pinming:PINMING" in capsys.readouterr().out
