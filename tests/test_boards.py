@@ -256,3 +256,30 @@ def test_a_board_without_a_sheriff_votes_out_from_day_1() -> None:
         assert day1 and not any("警长" in line for line in day1)
     finally:
         registry.unregister("no_sheriff_board")
+
+
+def test_a_board_names_a_role_written_as_code_outside_the_library() -> None:
+    from banshe.scenario import parse, play, transcript
+
+    text = MY_BOARD.replace("test_guard_board", "knight_board").replace("测试守卫局", "骑士局")
+    text = text.replace("守卫: {library: 守卫}", "骑士: {library: 'tests.board_roles:KNIGHT_ROLE'}")
+    text = text.replace("守卫", "骑士").replace("  - {id: guard, name: 骑士行动, skills: [守护]}\n", "")
+    rs = compile_board(text, "骑士局.yaml")
+    registry.register(rs)
+    try:
+        seats = list("甲乙丙丁戊己庚辛壬癸子丑")
+        roles = ["预言家", "女巫", "猎人", "骑士"] + ["村民"] * 4 + ["狼人"] * 4
+        doc = {
+            "ruleset": "骑士局",
+            "players": seats,
+            "roles": dict(zip(seats, roles, strict=True)),
+            "phases": [{"phase": "第2天", "inputs": [["丁", "决斗", "子"], ["丁", "决斗", "丑"]]}],
+        }
+        state, records = play(parse(doc, "骑士局"))
+        got = transcript(state, records)
+        assert got["outs"] == [{"player": "子", "phase": "第2天", "cause": "决斗"}]
+        assert [r["index"] for p in got["phases"] for r in p["rejected"]] == [1]  # 决斗<限定>: once
+    finally:
+        registry.unregister("knight_board")
+    with pytest.raises(BoardError, match="roles.骑士.library：tests.board_roles 中没有名为 NOPE 的角色"):
+        compile_board(text.replace("KNIGHT_ROLE", "NOPE"), "骑士局.yaml")

@@ -200,7 +200,7 @@ def _compile_library(
         path = ("roles", role_key)
         spec = _mapping(doc, spec_raw, path)
         lib_name = str(spec.get("library", role_key))
-        lib = find_role(lib_name)
+        lib = find_role(lib_name) if ":" not in lib_name else _code_role(doc, lib_name, (*path, "library"))
         if lib is None:
             from banshe.library.roles import LIBRARY
 
@@ -424,6 +424,19 @@ def _compile_library(
     )
     declare(rid, _thread_policy(doc, data.get("thread")))
     return rs
+
+
+def _code_role(doc: _Doc, name: str, path: tuple[Any, ...]) -> LibraryRole:
+    """A role written as code outside the library, named by the board: `模块:对象` (a `LibraryRole`)."""
+    module_name, _, attr = name.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise doc.fail(path, f"无法导入模块 {module_name}（{exc}）") from None
+    role = getattr(module, attr, None)
+    if not isinstance(role, LibraryRole):
+        raise doc.fail(path, f"{module_name} 中没有名为 {attr} 的角色（LibraryRole）")
+    return role
 
 
 def _display(names: Mapping[str, str], rid: str) -> str:
