@@ -210,6 +210,8 @@ def _compile_library(
             )
         if lib.id in library:
             raise doc.fail(path, f"角色库的{lib.name}在本板子中出现了两次")
+        if (lib.can_be_voted is None) != (lib.unvotable is None):
+            raise doc.fail(path, f"角色{lib.name}的代码有误：can_be_voted 与 unvotable 须一同声明")
         library[lib.id] = lib
         names[str(role_key)] = lib.id
         role_camp[lib.id] = camp_id(spec["camp"], (*path, "camp")) if "camp" in spec else lib.camp
@@ -414,6 +416,7 @@ def _compile_library(
         voted_out_hooks={r: lib.on_voted_out for r, lib in library.items() if lib.on_voted_out is not None},
         vote_blocks=tuple(lib.can_vote for lib in library.values() if lib.can_vote is not None),
         voted_blocks=tuple(lib.can_be_voted for lib in library.values() if lib.can_be_voted is not None),
+        unvotable=tuple(lib.unvotable for lib in library.values() if lib.unvotable is not None),
         group_roles=groups,
         sheriff_weight=float(weight),
         decks=decks,

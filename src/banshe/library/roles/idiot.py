@@ -39,6 +39,10 @@ def may_not_be_voted(state: GameState, name: str) -> str | None:
     return f"{name}已发动装傻，不能成为投票对象" if name in ext(state).feigned else None
 
 
+def feigned(state: GameState) -> frozenset[str]:
+    return ext(state).feigned
+
+
 def _never(state: GameState, cmd: Command) -> None:
     raise IllegalCommand("白痴装傻为强制技能，由导演直接结算，无需提交")
 
@@ -60,4 +64,5 @@ ROLE = LibraryRole(
     on_voted_out=voted_out,
     can_vote=may_not_vote,
     can_be_voted=may_not_be_voted,
+    unvotable=feigned,
 )
