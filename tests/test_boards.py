@@ -283,3 +283,18 @@ def test_a_board_names_a_role_written_as_code_outside_the_library() -> None:
         registry.unregister("knight_board")
     with pytest.raises(BoardError, match="roles.骑士.library：tests.board_roles 中没有名为 NOPE 的角色"):
         compile_board(text.replace("KNIGHT_ROLE", "NOPE"), "骑士局.yaml")
+
+
+def test_an_uploaded_board_is_registered_once_by_its_text() -> None:
+    text = MY_BOARD.replace("test_guard_board", "uploaded_once").replace("测试守卫局", "上传的局")
+    try:
+        rs = boards.register_text(text, "上传的局.yaml")
+        assert boards.register_text(text, "上传的局.yaml") is rs  # a restart registers the saved text again
+        assert registry.find_ruleset("uploaded_once") is rs and registry.find_ruleset("上传的局") is rs
+        with pytest.raises(BoardError, match="id “uploaded_once”已被板子“上传的局”"):
+            boards.register_text(text.replace("自救: 不能", "自救: 能"), "改过的.yaml")
+        with pytest.raises(BoardError, match="板子名“上传的局”已被"):
+            boards.register_text(text.replace("uploaded_once", "uploaded_twice"), "同名.yaml")
+    finally:
+        registry.unregister("uploaded_once")
+        boards._BOARDS.pop("uploaded_once", None)
