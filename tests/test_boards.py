@@ -298,3 +298,13 @@ def test_an_uploaded_board_is_registered_once_by_its_text() -> None:
     finally:
         registry.unregister("uploaded_once")
         boards._BOARDS.pop("uploaded_once", None)
+
+
+def test_a_broken_entry_point_only_warns(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    ep = metadata.EntryPoint(name="坏板子", value="tests.no_such_module:BOARD", group=boards.ENTRY_POINT_GROUP)
+    monkeypatch.setattr(metadata, "entry_points", lambda group: [ep] if group == boards.ENTRY_POINT_GROUP else [])
+    before = len(boards.list_boards())
+    with caplog.at_level("WARNING", logger="banshe"):
+        boards._load_entry_points()
+    assert "入口点 坏板子 的板子无法加载" in caplog.text
+    assert len(boards.list_boards()) == before

@@ -78,8 +78,8 @@ def _load_entry_points() -> None:
                 _register(compile_board(text, str(obj)), f"入口点 {ep.name}", text)
             elif isinstance(obj, str):
                 _register(compile_board(obj, f"入口点 {ep.name}"), f"入口点 {ep.name}", obj)
-        except (BoardError, OSError, ImportError, AttributeError) as exc:
-            _log.warning("警告：入口点 %s 的板子无法加载：%s", ep.name, exc)
+        except Exception as exc:  # another package's broken board must not stop the built-in ones
+            _log.warning("入口点 %s 的板子无法加载：%s", ep.name, exc)
 
 
 def list_boards() -> list[BoardInfo]:
