@@ -84,6 +84,13 @@ def test_boards_lists_the_seeds_and_the_standard_boards(capsys: pytest.CaptureFi
         assert name in out
 
 
+def test_roles_lists_the_library_with_its_parameters(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["boards", "roles"]) == 0
+    out = capsys.readouterr().out
+    for name in ("预言家", "女巫", "猎人", "白痴", "守卫", "村民", "狼人", "狼王", "同守同救", "不能开枪"):
+        assert name in out
+
+
 def test_show_names_the_code_of_a_seed(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["boards", "show", "品茗"]) == 0
     assert "code: banshe.rulesets.pinming:PINMING" in capsys.readouterr().out
@@ -168,6 +175,7 @@ def test_an_option_changes_the_deal(board_file: Path) -> None:
         (("屠边: [神, 村民]", "屠边: [神, 平民]"), "第24行：wins.0.屠边.1：本板子没有身份“平民”"),
         (("tie: 无人出局", "tie: 警长决定"), "第17行：flow.tie：平票规则目前只支持 无人出局"),
         (("deck:", "dek:"), "第14行：dek：未知的字段"),
+        (("skills: [守护]}", "skills: [守护], deadline: 一小时}"), "第19行：night.0.deadline：看不懂的时限“一小时”"),
     ],
 )
 def test_check_names_the_file_line_and_field(
@@ -215,3 +223,88 @@ def test_a_package_registers_a_board_by_entry_point(monkeypatch: pytest.MonkeyPa
     finally:
         registry.unregister("test_entry_board")
         boards._BOARDS.pop("test_entry_board", None)
+
+
+def test_a_board_without_a_sheriff_votes_out_from_day_1() -> None:
+    from banshe.scenario import parse, play, transcript
+
+    text = MY_BOARD.replace("test_guard_board", "no_sheriff_board").replace("测试守卫局", "无警长局")
+    rs = compile_board(text.replace("sheriff: {weight: 1.5}", "sheriff: false"), "无警长局.yaml")
+    registry.register(rs)
+    try:
+        assert "succeed" not in rs.skills
+        doc = {
+            "ruleset": "no_sheriff_board",
+            "players": list("甲乙丙丁戊己庚辛壬癸子丑"),
+            "roles": dict(
+                zip(
+                    "甲乙丙丁戊己庚辛壬癸子丑",
+                    ["预言家", "女巫", "猎人", "守卫"] + ["村民"] * 4 + ["狼人"] * 4,
+                    strict=True,
+                )
+            ),
+            "phases": [
+                {"phase": "第1天", "inputs": [["甲", "投票", "子"], ["乙", "投票", "子"], ["子", "投票", "甲"]]}
+            ],
+        }
+        scenario = parse(doc, "无警长局")
+        state, records = play(scenario)
+        got = transcript(state, records)
+        assert got["outs"] == [{"player": "子", "phase": "第1天", "cause": "投票"}]
+        assert got["sheriff"] == []
+        day1 = next(p["announcements"] for p in got["phases"] if p["phase"] == "第1天")
+        assert day1 and not any("警长" in line for line in day1)
+    finally:
+        registry.unregister("no_sheriff_board")
+
+
+def test_a_board_names_a_role_written_as_code_outside_the_library() -> None:
+    from banshe.scenario import parse, play, transcript
+
+    text = MY_BOARD.replace("test_guard_board", "knight_board").replace("测试守卫局", "骑士局")
+    text = text.replace("守卫: {library: 守卫}", "骑士: {library: 'tests.board_roles:KNIGHT_ROLE'}")
+    text = text.replace("守卫", "骑士").replace("  - {id: guard, name: 骑士行动, skills: [守护]}\n", "")
+    rs = compile_board(text, "骑士局.yaml")
+    registry.register(rs)
+    try:
+        seats = list("甲乙丙丁戊己庚辛壬癸子丑")
+        roles = ["预言家", "女巫", "猎人", "骑士"] + ["村民"] * 4 + ["狼人"] * 4
+        doc = {
+            "ruleset": "骑士局",
+            "players": seats,
+            "roles": dict(zip(seats, roles, strict=True)),
+            "phases": [{"phase": "第2天", "inputs": [["丁", "决斗", "子"], ["丁", "决斗", "丑"]]}],
+        }
+        state, records = play(parse(doc, "骑士局"))
+        got = transcript(state, records)
+        assert got["outs"] == [{"player": "子", "phase": "第2天", "cause": "决斗"}]
+        assert [r["index"] for p in got["phases"] for r in p["rejected"]] == [1]  # 决斗<限定>: once
+    finally:
+        registry.unregister("knight_board")
+    with pytest.raises(BoardError, match="roles.骑士.library：tests.board_roles 中没有名为 NOPE 的角色"):
+        compile_board(text.replace("KNIGHT_ROLE", "NOPE"), "骑士局.yaml")
+
+
+def test_an_uploaded_board_is_registered_once_by_its_text() -> None:
+    text = MY_BOARD.replace("test_guard_board", "uploaded_once").replace("测试守卫局", "上传的局")
+    try:
+        rs = boards.register_text(text, "上传的局.yaml")
+        assert boards.register_text(text, "上传的局.yaml") is rs  # a restart registers the saved text again
+        assert registry.find_ruleset("uploaded_once") is rs and registry.find_ruleset("上传的局") is rs
+        with pytest.raises(BoardError, match="id “uploaded_once”已被板子“上传的局”"):
+            boards.register_text(text.replace("自救: 不能", "自救: 能"), "改过的.yaml")
+        with pytest.raises(BoardError, match="板子名“上传的局”已被"):
+            boards.register_text(text.replace("uploaded_once", "uploaded_twice"), "同名.yaml")
+    finally:
+        registry.unregister("uploaded_once")
+        boards._BOARDS.pop("uploaded_once", None)
+
+
+def test_a_broken_entry_point_only_warns(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    ep = metadata.EntryPoint(name="坏板子", value="tests.no_such_module:BOARD", group=boards.ENTRY_POINT_GROUP)
+    monkeypatch.setattr(metadata, "entry_points", lambda group: [ep] if group == boards.ENTRY_POINT_GROUP else [])
+    before = len(boards.list_boards())
+    with caplog.at_level("WARNING", logger="banshe"):
+        boards._load_entry_points()
+    assert "入口点 坏板子 的板子无法加载" in caplog.text
+    assert len(boards.list_boards()) == before

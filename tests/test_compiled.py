@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from banshe.rulesets.registry import all_rulesets
 from banshe.scenario import run_file
 from banshe.sim.runner import SimConfig, simulate
 from tests.conftest import GOLDEN, ROOT
@@ -30,7 +31,12 @@ def test_the_rules_core_is_compiled() -> None:
     assert out.stdout.strip() == "True"
 
 
-@pytest.mark.parametrize(("ruleset", "games"), [("pinming", 300), ("chenji", 12), ("ganran", 12)])
+# the seeds at their pinned sizes, and every other registered board (the standard boards …)
+SEEDS = [("pinming", 300), ("chenji", 12), ("ganran", 12)]
+BOARDS = SEEDS + [(rs.id, 60) for rs in all_rulesets() if rs.id not in dict(SEEDS)]
+
+
+@pytest.mark.parametrize(("ruleset", "games"), BOARDS)
 @pytest.mark.parametrize("policy", ["random", "heuristic"])
 def test_compiled_simulation_equals_pure(ruleset: str, games: int, policy: str, tmp_path: Path) -> None:
     out = tmp_path / "fast.json"
@@ -52,3 +58,19 @@ def test_compiled_scenario_transcript_equals_pure(path: Path) -> None:
     done = subprocess.run([str(FAST / "banshe"), "run-scenario", str(path)], capture_output=True, text=True)
     pure = run_file(path)
     assert json.loads(done.stdout) == json.loads(json.dumps(pure, ensure_ascii=False))
+
+
+def test_the_compiled_build_plays_an_uncompiled_board_file(tmp_path: Path) -> None:
+    """A board is data: a file outside the package, compiled onto the (compiled) library."""
+    from tests.test_boards import MY_BOARD
+
+    board = tmp_path / "board.yaml"
+    board.write_text(MY_BOARD.replace("test_guard_board", "compiled_probe").replace("测试守卫局", "编译版探针"))
+    out = tmp_path / "fast.json"
+    cmd = [str(FAST / "banshe"), "simulate", "--ruleset", str(board), "--games", "40", "--seed", "5"]
+    cmd += ["--policy", "heuristic", "--option", "狼王局=true", "--no-progress", "--out", str(out)]
+    subprocess.run(cmd, check=True, capture_output=True)
+    fast = json.loads(out.read_text(encoding="utf-8"))
+    pure = simulate(SimConfig(str(board), 40, (12,), policy="heuristic", seed=5, options=(("狼王局", True),)))
+    assert fast["games"] == 40 and fast["errors"] == 0
+    assert _games_only(fast) == json.loads(json.dumps(_games_only(pure.to_json()), ensure_ascii=False))

@@ -245,7 +245,7 @@ def _rulesets(args: argparse.Namespace) -> int:
 
 
 def _boards(args: argparse.Namespace) -> int:
-    """`banshe boards` (list), `banshe boards show NAME`, `banshe boards check FILE`."""
+    """`banshe boards` (list), `banshe boards show NAME`, `banshe boards check FILE`, `banshe boards roles`."""
     from .boards import BoardError, board_text, list_boards, load_file
 
     if args.action == "show":
@@ -257,6 +257,21 @@ def _boards(args: argparse.Namespace) -> int:
         except KeyError:
             log.error("没有名为“%s”的板子（banshe boards 列出全部）", args.name)
             return 2
+        return 0
+    if args.action == "roles":
+        from rich.table import Table
+
+        from .library import LIBRARY
+
+        library = Table(title="角色库（板子 roles 中的 library）", show_lines=True)
+        library.add_column("角色", no_wrap=True)
+        library.add_column("技能", overflow="fold")
+        library.add_column("参数（缺省）", overflow="fold", ratio=1)
+        for lib in LIBRARY.values():
+            skills = "、".join(f"{s.name}（{s.intent}）" if s.intent else s.name for s in lib.skills) or "—"
+            params = "\n".join(f"{k}：{p.description}（{_default(p.default)}）" for k, p in lib.params.items()) or "—"
+            library.add_row(f"{lib.name}\n{lib.id}", skills, params)
+        _console().print(library)
         return 0
     if args.action == "check":
         if not args.name:
@@ -287,6 +302,14 @@ def _boards(args: argparse.Namespace) -> int:
         table.add_row(f"{rs.id}\n{rs.name}", "、".join(rs.aliases), deck, info.source)
     _console().print(table)
     return 0
+
+
+def _default(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, tuple):
+        return "[" + ", ".join(map(str, value)) + "]"
+    return str(value)
 
 
 def _database_url(args: argparse.Namespace, what: str) -> str:
@@ -557,8 +580,10 @@ def build_parser() -> argparse.ArgumentParser:
     fp.set_defaults(func=_forum_post)
     r = sub.add_parser("rulesets", help="list the rulesets and their options")
     r.set_defaults(func=_rulesets)
-    b = sub.add_parser("boards", help="the boards (板子): list them, show one's file, check a board file")
-    b.add_argument("action", nargs="?", choices=["list", "show", "check"], default="list")
+    b = sub.add_parser(
+        "boards", help="the boards (板子): list them, show one's file, check a board file, list the role library"
+    )
+    b.add_argument("action", nargs="?", choices=["list", "show", "check", "roles"], default="list")
     b.add_argument("name", nargs="?", default=None, metavar="NAME|FILE", help="show：板子名；check：板子文件")
     b.set_defaults(func=_boards)
     sv = sub.add_parser("serve", help="run the director service (web) on SQLite or BANSHE_DATABASE_URL")

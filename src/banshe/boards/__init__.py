@@ -8,6 +8,8 @@
   standard boards) and those other packages declare under the entry point group `banshe.boards`
   (an entry point's object is a board file's path, its text, or a `Ruleset`).
 - `board_text(name)` — the file of a listed board (`banshe boards show`).
+- `register_text(text, source)` — compile and register an uploaded board (the director service:
+  store the text with the game and register it again after a restart; same text, same board).
 
 Importing this package registers the built-in boards with `banshe.rulesets.registry`, so every
 adapter that names a ruleset (scenario files, `demo`, `simulate`, the service) accepts them; the
@@ -76,8 +78,8 @@ def _load_entry_points() -> None:
                 _register(compile_board(text, str(obj)), f"入口点 {ep.name}", text)
             elif isinstance(obj, str):
                 _register(compile_board(obj, f"入口点 {ep.name}"), f"入口点 {ep.name}", obj)
-        except (BoardError, OSError, ImportError, AttributeError) as exc:
-            _log.warning("警告：入口点 %s 的板子无法加载：%s", ep.name, exc)
+        except Exception as exc:  # another package's broken board must not stop the built-in ones
+            _log.warning("入口点 %s 的板子无法加载：%s", ep.name, exc)
 
 
 def list_boards() -> list[BoardInfo]:
@@ -97,7 +99,7 @@ def board_text(name: str) -> str:
 def load_file(path: str | Path) -> Ruleset:
     """A board file by path; the same file (same text) gives the same `Ruleset`. A board whose
     id is not registered yet is registered (so the simulator's workers and a game's saved
-    ruleset id find it again); one with a registered id keeps that registration."""
+    ruleset id find it again); the file a built-in board shows is that board."""
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
@@ -106,27 +108,35 @@ def load_file(path: str | Path) -> Ruleset:
     key = (str(p.resolve()), text)
     rs = _BY_PATH.get(key)
     if rs is None:
-        rs = compile_board(text, str(p))
-        known = registry.registered(rs.id)
-        if known is not None and _same_board(known, text):
-            rs = known  # the file a built-in board shows: it plays as the built-in one
-        else:
-            _claim(rs, known, p)
-            registry.register(rs)
-            _BOARDS.setdefault(rs.id, BoardInfo(rs, str(p), text))
+        rs = register_text(text, str(p))
         _BY_PATH[key] = rs
     return rs
 
 
-def _claim(rs: Ruleset, known: Ruleset | None, path: Path) -> None:
+def register_text(text: str, source: str = "<上传的板子>") -> Ruleset:
+    """Compile a board file's text and register it (the service's uploaded board, a saved game's
+    board after a restart): a board registered with the same text is returned as it is; a board
+    whose id or name another board already has is refused (`BoardError`: a game stores its
+    board's id, and everything finds the board again by it)."""
+    rs = compile_board(text, source)
+    known = registry.registered(rs.id)
+    if known is not None and _same_board(known, text):
+        return known  # the file a built-in board shows: it plays as the built-in one
+    _claim(rs, known, source)
+    registry.register(rs)
+    _BOARDS.setdefault(rs.id, BoardInfo(rs, source, text))
+    return rs
+
+
+def _claim(rs: Ruleset, known: Ruleset | None, source: str) -> None:
     """A board file's id and name must be its own: a game stores its board's id, and the pages,
     the simulator's workers and the forum bridge find the board again by it."""
     if known is not None:
         where = _BOARDS[known.id].source if known.id in _BOARDS else "已登记的规则"
-        raise BoardError(f"{path}：id “{rs.id}”已被板子“{known.name}”（{where}）使用：改过的板子请换一个 id 和 board")
+        raise BoardError(f"{source}：id “{rs.id}”已被板子“{known.name}”（{where}）使用：改过的板子请换一个 id 和 board")
     for other in registry.all_rulesets():
         if rs.name == other.name or rs.name in other.aliases:
-            raise BoardError(f"{path}：板子名“{rs.name}”已被“{other.name}”（{other.id}）使用，请换一个 board 名")
+            raise BoardError(f"{source}：板子名“{rs.name}”已被“{other.name}”（{other.id}）使用，请换一个 board 名")
 
 
 def _same_board(rs: Ruleset, text: str) -> bool:
@@ -170,4 +180,5 @@ __all__ = [
     "list_boards",
     "load_board",
     "load_file",
+    "register_text",
 ]

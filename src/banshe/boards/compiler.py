@@ -56,6 +56,8 @@ TOP_KEYS = (
 FLOW_KEYS = ("first", "sheriff", "tie", "last_words")
 WIN_KINDS = ("屠边", "全部出局")
 _COUNT = re.compile(r"^(.+?)\s*[*×xX]\s*(\d+)$")
+# a night stage's deadline as the director service reads it: minutes (60, 60分钟) or a clock time (23:30)
+_DEADLINE = re.compile(r"^(?:\+?\d{1,4}(?:分钟|min|m)?|(?:[01]?\d|2[0-3]):[0-5]\d)$")
 
 
 class BoardError(ValueError):
@@ -68,34 +70,30 @@ class _Doc:
     def __init__(self, source: str, text: str) -> None:
         self.source = source
         self.lines: dict[tuple[Any, ...], int] = {}
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
         try:
-            node = yaml.compose(text)
+            node = yaml.compose(text, Loader=loader)
+            data = yaml.load(text, Loader=loader)  # noqa: S506 — a safe loader (CSafeLoader or SafeLoader)
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             where = f"第{mark.line + 1}行" if mark is not None else ""
-            raise BoardError(
-                f"{source}{'：' + where if where else ''}：不是合法的YAML（{getattr(exc, 'problem', exc)}）"
-            ) from None
+            problem = getattr(exc, "problem", exc)
+            raise BoardError(f"{source}{'：' + where if where else ''}：不是合法的YAML（{problem}）") from None
         if node is None:
             raise BoardError(f"{source}：文件是空的")
-        self.data = self._walk(node, ())
+        self.data = data
+        self._lines(node, data, ())
 
-    def _walk(self, node: yaml.Node, path: tuple[Any, ...]) -> Any:
+    def _lines(self, node: yaml.Node, data: Any, path: tuple[Any, ...]) -> None:
+        """The line of every field: the composed nodes walked beside the loaded data."""
         self.lines[path] = node.start_mark.line + 1
-        if isinstance(node, yaml.MappingNode):
-            out: dict[Any, Any] = {}
-            for k, v in node.value:
-                key = yaml.safe_load(yaml.serialize(k)) if not isinstance(k, yaml.ScalarNode) else self._scalar(k)
+        if isinstance(node, yaml.MappingNode) and isinstance(data, dict) and len(node.value) == len(data):
+            for (k, v), (key, value) in zip(node.value, data.items(), strict=True):
                 self.lines[(*path, key)] = k.start_mark.line + 1
-                out[key] = self._walk(v, (*path, key))
-            return out
-        if isinstance(node, yaml.SequenceNode):
-            return [self._walk(v, (*path, i)) for i, v in enumerate(node.value)]
-        return self._scalar(node)
-
-    @staticmethod
-    def _scalar(node: yaml.Node) -> Any:
-        return yaml.safe_load(yaml.serialize(node))
+                self._lines(v, value, (*path, key))
+        elif isinstance(node, yaml.SequenceNode) and isinstance(data, list):
+            for i, (v, value) in enumerate(zip(node.value, data, strict=False)):
+                self._lines(v, value, (*path, i))
 
     def fail(self, path: tuple[Any, ...], message: str) -> BoardError:
         line = self._line(path)
@@ -202,7 +200,7 @@ def _compile_library(
         path = ("roles", role_key)
         spec = _mapping(doc, spec_raw, path)
         lib_name = str(spec.get("library", role_key))
-        lib = find_role(lib_name)
+        lib = find_role(lib_name) if ":" not in lib_name else _code_role(doc, lib_name, (*path, "library"))
         if lib is None:
             from banshe.library.roles import LIBRARY
 
@@ -212,6 +210,8 @@ def _compile_library(
             )
         if lib.id in library:
             raise doc.fail(path, f"角色库的{lib.name}在本板子中出现了两次")
+        if (lib.can_be_voted is None) != (lib.unvotable is None):
+            raise doc.fail(path, f"角色{lib.name}的代码有误：can_be_voted 与 unvotable 须一同声明")
         library[lib.id] = lib
         names[str(role_key)] = lib.id
         role_camp[lib.id] = camp_id(spec["camp"], (*path, "camp")) if "camp" in spec else lib.camp
@@ -322,13 +322,16 @@ def _compile_library(
                 raise doc.fail((*path, "skills", j), f"技能“{sk}”已经排在阶段 {staged[skill_id]}")
             staged[skill_id] = sid
             stage_skills.append(skill_id)
+        deadline = str(st.get("deadline", "")).strip()
+        if deadline and not _DEADLINE.match(deadline):
+            raise doc.fail((*path, "deadline"), f"看不懂的时限“{deadline}”（写分钟数如 60 或 60分钟，或时刻如 23:30）")
         after = [lib.after_stage[s] for lib in library.values() for s in stage_skills if s in lib.after_stage]
         stages.append(
             NightStage(
                 sid,
                 str(st.get("name", sid)),
                 opens_with_night=not st.get("waits", False),
-                deadline=str(st.get("deadline", "")),
+                deadline=deadline,
                 on_close=_chain(after),
             )
         )
@@ -413,6 +416,7 @@ def _compile_library(
         voted_out_hooks={r: lib.on_voted_out for r, lib in library.items() if lib.on_voted_out is not None},
         vote_blocks=tuple(lib.can_vote for lib in library.values() if lib.can_vote is not None),
         voted_blocks=tuple(lib.can_be_voted for lib in library.values() if lib.can_be_voted is not None),
+        unvotable=tuple(lib.unvotable for lib in library.values() if lib.unvotable is not None),
         group_roles=groups,
         sheriff_weight=float(weight),
         decks=decks,
@@ -423,6 +427,19 @@ def _compile_library(
     )
     declare(rid, _thread_policy(doc, data.get("thread")))
     return rs
+
+
+def _code_role(doc: _Doc, name: str, path: tuple[Any, ...]) -> LibraryRole:
+    """A role written as code outside the library, named by the board: `模块:对象` (a `LibraryRole`)."""
+    module_name, _, attr = name.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise doc.fail(path, f"无法导入模块 {module_name}（{exc}）") from None
+    role = getattr(module, attr, None)
+    if not isinstance(role, LibraryRole):
+        raise doc.fail(path, f"{module_name} 中没有名为 {attr} 的角色（LibraryRole）")
+    return role
 
 
 def _display(names: Mapping[str, str], rid: str) -> str:

@@ -12,6 +12,7 @@ def day_opening(
     vote_out: bool = True,
     no_night_outs: str = "昨夜无人出局。",
     reports: list[str] | None = None,
+    sheriff: bool = True,
 ) -> str:
     """每个游戏日白天开始时，公示前一天因投票出局角色名单、夜晚出局角色名单、当日警长 — plus the
     night's queued notices: `reports` (a ruleset's typed list, emptied here), else the typed
@@ -30,7 +31,8 @@ def day_opening(
         night = [o.player for o in state.outs if o.phase.ordinal == last_night]
         lines.append("昨夜出局：" + "、".join(night) + "。" if night else no_night_outs)
     _queued(state, report_key, lines, reports)
-    lines.append(f"当日警长：{state.sheriff}。" if state.sheriff else "当日警长：无。")
+    if sheriff:  # a board without a sheriff prints no 当日警长 line
+        lines.append(f"当日警长：{state.sheriff}。" if state.sheriff else "当日警长：无。")
     return "".join(lines)
 
 

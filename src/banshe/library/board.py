@@ -7,7 +7,7 @@ from the roles' own hooks; nothing here names a role."""
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,7 +17,7 @@ from banshe.engine.publish import day_opening
 from banshe.engine.ruleset import SUCCESSOR, TEAR_BADGE, Ruleset
 
 from . import flow
-from .role import Block, OutHook, VotedOutHook
+from .role import Block, Excluded, OutHook, VotedOutHook
 from .state import ext
 
 FIRST_DAY_SHERIFF = "今天是小镇传统竞选警长日，投票最高者当选警长，不会有人因投票出局。"
@@ -32,6 +32,8 @@ class BoardRuleset(Ruleset):
     voted_out_hooks: Mapping[str, VotedOutHook] = field(default_factory=dict)
     vote_blocks: tuple[Block, ...] = ()
     voted_blocks: tuple[Block, ...] = ()
+    # the roles' `unvotable`: together, exactly whom `voted_blocks` refuse (`votable`, asked per voter)
+    unvotable: tuple[Excluded, ...] = ()
     # group id -> the role ids that join it at 开局
     group_roles: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     sheriff_weight: float = 1.5  # 0: the board has no sheriff
@@ -75,7 +77,8 @@ class BoardRuleset(Ruleset):
             announce(state, f"{state.phase.label}开始，请有夜间技能的角色在时限内行动。")
             return
         first_day = FIRST_DAY_SHERIFF if self.sheriff_weight else "今天是第一个讨论日。"
-        announce(state, day_opening(state, first_day, reports=ext(state).report))
+        opening = day_opening(state, first_day, reports=ext(state).report, sheriff=bool(self.sheriff_weight))
+        announce(state, opening)
 
     def on_out(self, state: GameState, name: str, cause: str) -> None:
         flow.on_out(state, name, cause)
@@ -94,6 +97,16 @@ class BoardRuleset(Ruleset):
             if reason is not None:
                 return reason
         return None
+
+    def votable(self, state: GameState) -> Sequence[str]:
+        # the alive seats less those the roles exclude at once (the same list as `can_be_voted` per seat)
+        living = state.living()
+        if not self.unvotable:
+            return living
+        excluded: set[str] = set()
+        for find in self.unvotable:
+            excluded.update(find(state))
+        return [n for n in living if n not in excluded] if excluded else living
 
     def vote_weight(self, state: GameState, voter: str) -> float:
         # 带队<强制> — 警长投出的票计为 sheriff_weight 票

@@ -66,8 +66,10 @@ def on_out(state: GameState, name: str, cause: str) -> None:
 
 
 def successor_candidates(state: GameState, sheriff: str) -> list[str]:
-    # 白痴装傻后不能成为警长<殉职>的目标
-    return [n for n in state.order if n != sheriff and state.is_alive(n) and not state.chars[n].marks.get("feigned")]
+    """Who may take the badge: a character still in the game whom the roles' hooks let be voted
+    for (白痴装傻后不能成为警长<殉职>的目标)."""
+    rs = state.rules
+    return [n for n in state.order if n != sheriff and state.is_alive(n) and rs.can_be_voted(state, n) is None]
 
 
 def successors(state: GameState, sheriff: str) -> list[str]:

@@ -10,7 +10,7 @@ compiler (`banshe.boards`) turns the board into one `BoardRuleset`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,6 +31,8 @@ OutHook = Callable[[GameState, str, str], None]
 VotedOutHook = Callable[[GameState, str], bool]
 # (state, name): a reason this character may not vote / be voted for, or None
 Block = Callable[[GameState, str], "str | None"]
+# (state): the characters `can_be_voted` refuses, all at once (the vote's candidates, asked often)
+Excluded = Callable[[GameState], Collection[str]]
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,8 @@ class LibraryRole:
     on_voted_out: VotedOutHook | None = None
     can_vote: Block | None = None
     can_be_voted: Block | None = None
+    # exactly the characters its `can_be_voted` refuses (required with it: the vote's candidates)
+    unvotable: Excluded | None = None
     # skill id -> what flows once the night stage acting that skill closes (预言's answer; the
     # 女巫's 通灵 once 杀人's stage closes)
     after_stage: Mapping[str, Settle] = field(default_factory=dict)

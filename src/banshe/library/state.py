@@ -17,6 +17,8 @@ class BoardState(RulesetState):
     report: list[str] = field(default_factory=list)  # 公示 of the night/开局, read out the next day
     # 守卫: the night number and target of the latest accepted 守护 (the repeat rule reads it)
     guarded: tuple[int, str] | None = None
+    # 白痴: who has used 装傻 (no vote, not votable, no badge)
+    feigned: frozenset[str] = frozenset()
     # -- this phase (emptied by `new_phase`) -------------------------------------------------
     check: tuple[str, str] | None = None  # 预言家: (预言家, target)
     kill: str | None = None  # 狼人 (the group): the last submission of 杀人
@@ -24,7 +26,7 @@ class BoardState(RulesetState):
     poison: str | None = None  # 女巫: 毒药's target
 
     def clone(self) -> BoardState:
-        return BoardState(list(self.report), self.guarded, self.check, self.kill, self.save, self.poison)
+        return BoardState(list(self.report), self.guarded, self.feigned, self.check, self.kill, self.save, self.poison)
 
     def new_phase(self) -> None:
         self.check = None

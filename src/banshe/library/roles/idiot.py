@@ -12,6 +12,7 @@ from banshe.engine.ruleset import YES_NO, SkillSpec
 
 from ..flow import SUCCEED
 from ..role import VILLAGE, LibraryRole, role_name
+from ..state import ext
 
 IDIOT = "idiot"
 FEIGN = "feign"
@@ -22,7 +23,8 @@ def voted_out(state: GameState, name: str) -> bool:
     if c.skills_lost or not c.has_charge(FEIGN):
         return False
     c.spend(FEIGN)
-    c.marks["feigned"] = True
+    data = ext(state)
+    data.feigned = data.feigned | {name}
     announce(state, f"{name}是{role_name(state, IDIOT)}，发动装傻，免于出局。无人出局。")
     if state.sheriff == name:
         push_prompt(state, Prompt(name, SUCCEED, "你发动了装傻，须移交警长（或撕掉警徽）。"))
@@ -30,11 +32,15 @@ def voted_out(state: GameState, name: str) -> bool:
 
 
 def may_not_vote(state: GameState, name: str) -> str | None:
-    return f"{name}已发动装傻，不能参与投票" if state.chars[name].marks.get("feigned") else None
+    return f"{name}已发动装傻，不能参与投票" if name in ext(state).feigned else None
 
 
 def may_not_be_voted(state: GameState, name: str) -> str | None:
-    return f"{name}已发动装傻，不能成为投票对象" if state.chars[name].marks.get("feigned") else None
+    return f"{name}已发动装傻，不能成为投票对象" if name in ext(state).feigned else None
+
+
+def feigned(state: GameState) -> frozenset[str]:
+    return ext(state).feigned
 
 
 def _never(state: GameState, cmd: Command) -> None:
@@ -58,4 +64,5 @@ ROLE = LibraryRole(
     on_voted_out=voted_out,
     can_vote=may_not_vote,
     can_be_voted=may_not_be_voted,
+    unvotable=feigned,
 )
