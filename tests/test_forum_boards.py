@@ -23,7 +23,7 @@ SEATS = {
 
 def _board() -> str:
     """预女猎守 renamed, its 守卫 allowed to guard the same character twice (an edited board)."""
-    text = board_text("预女猎守").replace("board: 预女猎守", "board: 周末预女猎守", 1)
+    text = board_text("预女猎守").replace("board: 预女猎守", "board: 论坛周末板", 1)
     return text.replace("id: yunvlieshou", "id: weekend-forum", 1).replace("连守: false", "连守: true", 1)
 
 
@@ -78,7 +78,7 @@ def test_an_export_of_an_uploaded_board_is_counted_with_its_board(
     """An export whose ruleset is an uploaded board names it by its name only; the file is in it."""
     export = {
         "format": "banshe-game",
-        "ruleset": "周末预女猎守",
+        "ruleset": "论坛周末板",
         "board": _board(),
         "seed": 1,
         "players": list(SEATS),
