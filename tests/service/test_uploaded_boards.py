@@ -142,3 +142,24 @@ def test_built_in_boards_are_on_the_form_with_their_files(harness: Harness) -> N
     assert h.client.get(f"/d/boards/{rid}").text == board_text("预女猎守")
     code, god = _create(h, rid)
     assert code == 303, god
+
+
+def test_an_option_that_changes_the_deck_is_checked_with_the_table(harness: Harness) -> None:
+    """A board's option that swaps a role: the hand-entered table is checked against the deck
+    the chosen options deal (狼王局 on: a 狼王 in place of a 狼人)."""
+    h = harness
+    h.login()
+    text = _my_board().replace("board: 周末预女猎守", "board: 选项板子", 1)
+    text += "\noptions:\n  狼王局: {default: false, description: 一名狼人换成狼王, swap: {狼人: 狼王}}\n"
+    text = text.replace("  狼人: {library: 狼人}\n", "  狼人: {library: 狼人}\n  狼王: {library: 狼王}\n", 1)
+    code, where, page = _upload(h, text, as_file=False)
+    assert code == 303, _error(page)
+    rid = board_id(text)
+    assert 'name="opt_狼王局"' in h.client.get(where).text
+    roles = ["预言家", "女巫", "猎人", "守卫", "村民", "村民", "村民", "村民", "狼王", "狼人", "狼人", "狼人"]
+    seats = "\n".join(f"{n} {r}" for n, r in zip(SEATS, roles, strict=True))
+    data = {"csrf": h.csrf, "ruleset": rid, "seats": seats, "seed": "1"}
+    r = h.client.post("/d/new", data=data, follow_redirects=False)
+    assert r.status_code == 400 and "狼王×1" in _error(r.text), _error(r.text)  # 狼王局 off: no 狼王
+    r = h.client.post("/d/new", data={**data, "opt_狼王局": "on"}, follow_redirects=False)
+    assert r.status_code == 303, _error(r.text)

@@ -4,25 +4,29 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Mapping
+from typing import Any
 
 from ..engine.ruleset import Ruleset
 
 
-def check_board(rs: Ruleset, names: list[str], roles: dict[str, str] | None, seed: int) -> None:
+def check_board(
+    rs: Ruleset, names: list[str], roles: dict[str, str] | None, seed: int, options: Mapping[str, Any] | None = None
+) -> None:
     """The seed's configuration: a count it deals identities for and, for a hand-entered table,
     the identities it would deal for that count (a different table needs 自定义板子, except for a
     ruleset whose deck is its only board: `check_fixed_deck`)."""
     if rs.deck_is_fixed:
         check_fixed_deck(rs, names, roles)
         return
-    counts = board_counts(rs)
+    counts = board_counts(rs, options)
     if len(names) not in counts:
         raise ValueError(
             f"{rs.name}的标准配置需要{counts_text(counts)}名角色（现有{len(names)}名）；其他人数请勾选“自定义板子”"
         )
     if roles is None:
         return
-    wanted = Counter(rs.deal(len(names), random.Random(seed)))
+    wanted = Counter(rs.deal_with(len(names), random.Random(seed), _with_defaults(rs, options)))
     given: Counter[str] = Counter()
     for n in names:
         rid = rs.role_id(roles.get(n, ""))
@@ -62,23 +66,30 @@ def check_fixed_deck(rs: Ruleset, names: list[str], roles: dict[str, str] | None
         raise ValueError(f"{head}；手填身份多出：{more or '无'}；缺少：{less or '无'}")
 
 
-_COUNTS: dict[str, tuple[int, ...]] = {}
+_COUNTS: dict[tuple[str, tuple[tuple[str, str], ...]], tuple[int, ...]] = {}
 
 
-def board_counts(rs: Ruleset) -> tuple[int, ...]:
-    """The player counts the ruleset's seed configuration deals for (its `deal` declaration)."""
-    found = _COUNTS.get(rs.id)
+def _with_defaults(rs: Ruleset, options: Mapping[str, Any] | None) -> dict[str, Any]:
+    return {**{k: o.default for k, o in rs.options.items()}, **(options or {})}
+
+
+def board_counts(rs: Ruleset, options: Mapping[str, Any] | None = None) -> tuple[int, ...]:
+    """The player counts the ruleset's seed configuration deals for (its `deal` declaration),
+    with these options (a board's option may change its deck: `deal_with`)."""
+    chosen = _with_defaults(rs, options)
+    key = (rs.id, tuple(sorted((k, repr(v)) for k, v in chosen.items())))
+    found = _COUNTS.get(key)
     if found is None:
         ok = []
         for n in range(rs.min_players, rs.max_players + 1):
             try:
-                dealt = rs.deal(n, random.Random(0))
+                dealt = rs.deal_with(n, random.Random(0), chosen)
                 rs.validate_roles(dealt)
             except (ValueError, NotImplementedError):
                 continue
             if len(dealt) == n:
                 ok.append(n)
-        found = _COUNTS[rs.id] = tuple(ok)
+        found = _COUNTS[key] = tuple(ok)
     return found
 
 

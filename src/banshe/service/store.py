@@ -312,7 +312,7 @@ class Store(ABC):
                 check_board(rs, names, roles, seed)
             state = new_game(rs, names, roles, options or {}, seed)
             if not custom_board and not rs.deck_is_fixed:
-                check_board(rs, names, roles, seed)
+                check_board(rs, names, roles, seed, state.options)
         except ValueError as exc:
             raise ServiceError(str(exc)) from None  # the engine's and the schedule's reasons are Chinese
         now = self.clock()
