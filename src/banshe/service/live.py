@@ -248,6 +248,9 @@ class Feed:
             )
             if changed == self._head:
                 return  # a wake-up for nothing new (our own NOTIFY echoed back, a retried write)
+            # only posts or group messages came (no command, deadline, held action, notice, 公示,
+            # phase or status): every viewer's digest is the previous step's (its inputs are equal)
+            talk_only = bool(self._head) and changed[0] == self._head[0] and changed[3:] == self._head[3:]
             self._head = changed
             first = not self.steps
             structural = first or mark != self._mark
@@ -259,6 +262,8 @@ class Feed:
                     select(Post).where(Post.game_id == self.game_id, Post.id > self._post_cursor).order_by(Post.id)
                 )
             )
+            if talk_only and self.steps and not any(p.vote_kind in (VOTE, CHANGE_VOTE) for p in new_posts):
+                step._digests = self.steps[-1]._digests  # shared: a digest computed later is the same for both
             if not structural and any(p.created_at < self._last_at for p in new_posts):
                 step.structural = structural = True  # a post out of time order: renumber by reloading
             if structural:
