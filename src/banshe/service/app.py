@@ -107,6 +107,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
 
     app = FastAPI(title="banshe 版杀自动导演", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     templates = Jinja2Templates(directory=HERE / "templates")
+    templates.env.auto_reload = False  # the templates ship with the code: no stat() per render (issue 26)
     templates.env.globals["local_time"] = lambda ts, tz: sched.local_text(ts, sched.zone(tz))
     templates.env.globals["quote"] = quote
     templates.env.globals["form_key"] = idem.new_key  # a fresh idempotency key per rendered form
