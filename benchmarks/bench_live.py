@@ -192,6 +192,22 @@ def run_delay(pid: int) -> float:
     return total
 
 
+def postgres_cpu() -> float:
+    """utime + stime of every PostgreSQL server process on this machine (its backends serve the
+    benchmark's database: the database's share of a write's CPU)."""
+    total = 0.0
+    for d in Path("/proc").glob("[0-9]*"):
+        try:
+            if (d / "comm").read_text().strip() != "postgres":
+                continue
+            raw = (d / "stat").read_text()
+        except OSError:
+            continue
+        rest = raw[raw.rindex(")") + 2 :].split()
+        total += (int(rest[11]) + int(rest[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
 def self_cpu() -> float:
     ru = resource.getrusage(resource.RUSAGE_SELF)
     return ru.ru_utime + ru.ru_stime
@@ -497,6 +513,7 @@ class Result:
     server_lat: dict[str, list[float]]  # server-side, seconds, per route kind (BANSHE_TIMING_FILE)
     timelines: list[dict[str, Any]]  # --timeline: the server's per-request timelines (BANSHE_TIMELINE)
     waits: tuple[float, float] = (0.0, 0.0)  # seconds runnable but not running: server, client
+    pg_cpu: float = 0.0  # CPU seconds of the PostgreSQL processes during the load
 
 
 async def run_load(
@@ -561,6 +578,7 @@ async def run_load(
         server_cpu0 = proc_cpu(args.server_pid)
         client_cpu0 = self_cpu()
         waits0 = run_delay(args.server_pid), run_delay(os.getpid())
+        pg0 = postgres_cpu()
         args.load_started = time.time()  # the server-side timings count from here (not the setup)
         if getattr(args, "spy_cmd", None):
             args.spy_proc = subprocess.Popen(args.spy_cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -592,6 +610,7 @@ async def run_load(
         server_cpu = proc_cpu(args.server_pid) - server_cpu0
         client_cpu = self_cpu() - client_cpu0
         args.run_waits = (run_delay(args.server_pid) - waits0[0], run_delay(os.getpid()) - waits0[1])
+        args.pg_cpu = postgres_cpu() - pg0
         for task in pending:
             task.cancel()
             stats.error("unfinished at the hard stop")
@@ -774,6 +793,7 @@ def one_run(args: argparse.Namespace, kind: str, games: int, rate: float, worker
             server_timings(timing, args.load_started),
             load_timelines(tl_base, args.load_started) if args.timeline else [],
             args.run_waits,
+            args.pg_cpu if kind == "postgresql" else 0.0,
         )
     finally:
         if proc is not None:
@@ -847,6 +867,8 @@ def report(results: list[Result], workers_note: str) -> None:
                 f"客户端 CPU {r.client_cpu:.1f}s ≈ 用时 {r.elapsed:.1f}s：客户端占满了一个核，"
                 "数字偏悲观 (client saturated)"
             )
+        if r.pg_cpu:
+            notes.append(f"PostgreSQL 进程 CPU {r.pg_cpu:.1f}s")
         if r.stats.dropped:
             notes.append(f"{r.stats.dropped} 个到达因在途请求达上限（--max-in-flight）未发出，计为错误")
         if r.stats.votes_left_out:
@@ -908,7 +930,7 @@ def main(argv: list[str] | None = None) -> int:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     supports = serve_supports_workers()
-    wanted = sorted({1, args.workers} | ({2} if args.matrix else set()))
+    wanted = sorted({1, 2} if args.matrix else {args.workers})
     workers = [w for w in wanted if w == 1 or supports]
     note = (
         f"进程数：{', '.join(map(str, workers))}。"
