@@ -174,16 +174,17 @@ def proc_cpu(pid: int) -> float:
     return total
 
 
-def run_delay(pid: int) -> float:
+def run_delay(pid: int, children: bool = True) -> float:
     """Seconds the threads of `pid` (and its live children) spent runnable but waiting for a CPU
-    (/proc/<pid>/task/*/schedstat, field 2): a starved process, not a slow one."""
+    (/proc/<pid>/task/*/schedstat, field 2): a starved process — or threads that woke to wait for
+    each other (the GIL) — not a slow one."""
     total = 0.0
     for f in Path(f"/proc/{pid}/task").glob("*/schedstat"):
         try:
             total += int(f.read_text().split()[1]) / 1e9
         except (OSError, IndexError, ValueError):
             continue
-    for task in Path(f"/proc/{pid}/task").glob("*/children"):
+    for task in Path(f"/proc/{pid}/task").glob("*/children") if children else ():
         try:
             kids = task.read_text().split()
         except OSError:
@@ -577,7 +578,7 @@ async def run_load(
 
         server_cpu0 = proc_cpu(args.server_pid)
         client_cpu0 = self_cpu()
-        waits0 = run_delay(args.server_pid), run_delay(os.getpid())
+        waits0 = run_delay(args.server_pid), run_delay(os.getpid(), children=False)  # not the server
         pg0 = postgres_cpu()
         args.load_started = time.time()  # the server-side timings count from here (not the setup)
         if getattr(args, "spy_cmd", None):
@@ -609,7 +610,10 @@ async def run_load(
         elapsed = time.perf_counter() - start
         server_cpu = proc_cpu(args.server_pid) - server_cpu0
         client_cpu = self_cpu() - client_cpu0
-        args.run_waits = (run_delay(args.server_pid) - waits0[0], run_delay(os.getpid()) - waits0[1])
+        args.run_waits = (
+            run_delay(args.server_pid) - waits0[0],
+            run_delay(os.getpid(), children=False) - waits0[1],
+        )
         args.pg_cpu = postgres_cpu() - pg0
         for task in pending:
             task.cancel()

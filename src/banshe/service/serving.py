@@ -159,7 +159,7 @@ class GuardedHttpTools(HttpToolsProtocol):
 
     def on_headers_complete(self) -> None:
         if _timeline:
-            marks = self.scope.get(timeline.SCOPE_KEY)  # type: ignore[misc]
+            marks = self.scope.get(timeline.SCOPE_KEY)
             if isinstance(marks, list):
                 marks.append(("headers", time.perf_counter(), "L"))
         # the headers are in: from now on the body may not stall (no body: nothing to wait for)
