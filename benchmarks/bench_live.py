@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import random
 import re
@@ -41,10 +42,14 @@ PG_ADMIN_URLS = [
 ]
 CSRF_RE = re.compile(r'name="csrf-token" content="([^"]+)"')
 SSE_RE = re.compile(r'id="live" data-sse="([^"]+)" data-version="([^"]*)"')
-LINK_RE = re.compile(r'class="player-link" data-player="([^"]+)" href="(/p/[^"]+)"')
+LINK_RE = re.compile(r'class="player-link[^"]*" data-player="([^"]+)" href="(/p/[^"]+)"')
 IDEM_RE = re.compile(
     r'id="post-form">(?:<input type="hidden" name="csrf" value="[^"]*">)?'
     r'<input type="hidden" name="idem" value="([^"]+)"'
+)
+WINDOW_RE = re.compile(  # the god page's 立即结束结算窗口 form
+    r'action="(/d/g/\d+/deadlines/\d+)"[^>]*>[^\n]*\n'
+    r'<input type="hidden" name="action" value="now"><span class="muted">结算窗口'
 )
 ERROR_RE = re.compile(r'class="error"[^>]*>([^<]{0,120})')
 KINDS = ["post", "vote", "page", "sse_refresh", "push", "static"]
@@ -166,6 +171,41 @@ def proc_cpu(pid: int) -> float:
         except OSError:
             continue
         total += sum(proc_cpu(int(k)) for k in kids)
+    return total
+
+
+def run_delay(pid: int, children: bool = True) -> float:
+    """Seconds the threads of `pid` (and its live children) spent runnable but waiting for a CPU
+    (/proc/<pid>/task/*/schedstat, field 2): a starved process — or threads that woke to wait for
+    each other (the GIL) — not a slow one."""
+    total = 0.0
+    for f in Path(f"/proc/{pid}/task").glob("*/schedstat"):
+        try:
+            total += int(f.read_text().split()[1]) / 1e9
+        except (OSError, IndexError, ValueError):
+            continue
+    for task in Path(f"/proc/{pid}/task").glob("*/children") if children else ():
+        try:
+            kids = task.read_text().split()
+        except OSError:
+            continue
+        total += sum(run_delay(int(k)) for k in kids)
+    return total
+
+
+def postgres_cpu() -> float:
+    """utime + stime of every PostgreSQL server process on this machine (its backends serve the
+    benchmark's database: the database's share of a write's CPU)."""
+    total = 0.0
+    for d in Path("/proc").glob("[0-9]*"):
+        try:
+            if (d / "comm").read_text().strip() != "postgres":
+                continue
+            raw = (d / "stat").read_text()
+        except OSError:
+            continue
+        rest = raw[raw.rindex(")") + 2 :].split()
+        total += (int(rest[11]) + int(rest[12])) / os.sysconf("SC_CLK_TCK")
     return total
 
 
@@ -293,6 +333,14 @@ async def create_game(client: httpx.AsyncClient, seed: int) -> tuple[int, dict[s
     if r.status_code != 303:
         raise RuntimeError(f"开局失败：{r.status_code} {ERROR_RE.findall(r.text)[:1]}")
     god = await client.get(game_path)
+    # issue 22: the 开局 close opens a settling window; the day begins for the players when it ends
+    window = WINDOW_RE.search(god.text)
+    if window is not None:
+        end = next(f for a, f in forms_of(god.text) if a.get("action") == window.group(1) and f.get("action") == "now")
+        r = await client.post(window.group(1), data=end)
+        if r.status_code != 303:
+            raise RuntimeError(f"结束结算窗口失败：{r.status_code} {ERROR_RE.findall(r.text)[:1]}")
+        god = await client.get(game_path)
     links = {name: href for name, href in LINK_RE.findall(god.text)}
     if len(links) != len(NAMES):
         raise RuntimeError(f"角色表只有 {len(links)} 个链接")
@@ -327,6 +375,45 @@ async def timed_get(client: httpx.AsyncClient, stats: Stats, kind: str, url: str
     return r
 
 
+class _StreamGone(Exception):
+    pass
+
+
+async def _sse_lines(client: httpx.AsyncClient, url: str) -> Any:
+    """The lines of one SSE response, read on a plain asyncio connection (HTTP/1.1, chunked), not
+    through httpx: 700 streams held in httpx's pool made every other request of this generator
+    scan them, and the generator — not the server — became the bottleneck (issue 26)."""
+    base = client.base_url
+    reader, writer = await asyncio.open_connection(base.host, base.port)
+    try:
+        writer.write(
+            f"GET {url} HTTP/1.1\r\nHost: {base.host}:{base.port}\r\nAccept: text/event-stream\r\n\r\n".encode()
+        )
+        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 60)
+        status = int(head.split(b" ", 2)[1])
+        if status != 200:
+            raise _StreamGone(f"sse {status}")
+        chunked = b"transfer-encoding: chunked" in head.lower()
+        pending = b""
+        while True:
+            if chunked:
+                size = int((await reader.readuntil(b"\r\n")).strip() or b"0", 16)
+                if size == 0:
+                    return
+                data = await reader.readexactly(size + 2)
+                pending += data[:-2]
+            else:
+                data = await reader.read(65536)
+                if not data:
+                    return
+                pending += data
+            *lines, pending = pending.split(b"\n")
+            for line in lines:
+                yield line.decode("utf-8").rstrip("\r")
+    finally:
+        writer.close()
+
+
 async def viewer_loop(client: httpx.AsyncClient, v: Viewer, stats: Stats, stop: asyncio.Event) -> None:
     """What static/app.js does: hold the page's EventSource (`?v=` the page's version); append each
     pushed `post` / `chat` fragment (nothing to fetch: the latency of each post's fragment is taken
@@ -335,38 +422,37 @@ async def viewer_loop(client: httpx.AsyncClient, v: Viewer, stats: Stats, stop: 
     while not stop.is_set():
         try:
             url = v.sse + (f"?v={v.seen}" if v.seen else "")
-            async with client.stream("GET", url, timeout=httpx.Timeout(None, connect=10)) as resp:
-                if resp.status_code != 200:
-                    stats.error(f"sse {resp.status_code}")
-                    return
-                event, data = "message", []
-                async for line in resp.aiter_lines():
-                    if line.startswith("event:"):
-                        event = line[6:].strip()
-                    elif line.startswith("data:"):
-                        data.append(line[6:] if line.startswith("data: ") else line[5:])
-                    elif line == "":
-                        if event in ("version", "post", "chat", "reload"):
-                            stats.sse_messages += 1
-                        if event == "version":
-                            v.ready = True
-                        elif event == "post":
-                            m = MARK_RE.search("\n".join(data))
-                            if m and int(m.group(1)) in stats.sched:
-                                stats.lat["push"].append(time.perf_counter() - stats.sched[int(m.group(1))])
-                        elif event == "reload" and v.ready:
-                            stats.reloads += 1
-                            t0 = time.perf_counter()
-                            r = await timed_get(client, stats, "sse_refresh", v.path, t0)
-                            if r is not None:
-                                s = SSE_RE.search(r.text)
-                                v.seen = s.group(2) if s else v.seen
-                        elif event == "gone":
-                            return
-                        event, data = "message", []
-                    if stop.is_set():
+            event, data = "message", []
+            async for line in _sse_lines(client, url):
+                if line.startswith("event:"):
+                    event = line[6:].strip()
+                elif line.startswith("data:"):
+                    data.append(line[6:] if line.startswith("data: ") else line[5:])
+                elif line == "":
+                    if event in ("version", "post", "chat", "reload"):
+                        stats.sse_messages += 1
+                    if event == "version":
+                        v.ready = True
+                    elif event == "post":
+                        m = MARK_RE.search("\n".join(data))
+                        if m and int(m.group(1)) in stats.sched:
+                            stats.lat["push"].append(time.perf_counter() - stats.sched[int(m.group(1))])
+                    elif event == "reload" and v.ready:
+                        stats.reloads += 1
+                        t0 = time.perf_counter()
+                        r = await timed_get(client, stats, "sse_refresh", v.path, t0)
+                        if r is not None:
+                            s = SSE_RE.search(r.text)
+                            v.seen = s.group(2) if s else v.seen
+                    elif event == "gone":
                         return
-        except httpx.HTTPError as exc:
+                    event, data = "message", []
+                if stop.is_set():
+                    return
+        except _StreamGone as exc:
+            stats.error(str(exc))
+            return
+        except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, TimeoutError, ValueError) as exc:
             if stop.is_set():
                 return
             stats.error(f"sse {type(exc).__name__}")
@@ -426,6 +512,9 @@ class Result:
     load: tuple[float, float]
     ready: int
     server_lat: dict[str, list[float]]  # server-side, seconds, per route kind (BANSHE_TIMING_FILE)
+    timelines: list[dict[str, Any]]  # --timeline: the server's per-request timelines (BANSHE_TIMELINE)
+    waits: tuple[float, float] = (0.0, 0.0)  # seconds runnable but not running: server, client
+    pg_cpu: float = 0.0  # CPU seconds of the PostgreSQL processes during the load
 
 
 async def run_load(
@@ -489,7 +578,11 @@ async def run_load(
 
         server_cpu0 = proc_cpu(args.server_pid)
         client_cpu0 = self_cpu()
+        waits0 = run_delay(args.server_pid), run_delay(os.getpid(), children=False)  # not the server
+        pg0 = postgres_cpu()
         args.load_started = time.time()  # the server-side timings count from here (not the setup)
+        if getattr(args, "spy_cmd", None):
+            args.spy_proc = subprocess.Popen(args.spy_cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         start = time.perf_counter()
         pending: set[asyncio.Task[Any]] = set()
         end = start + args.duration
@@ -517,6 +610,11 @@ async def run_load(
         elapsed = time.perf_counter() - start
         server_cpu = proc_cpu(args.server_pid) - server_cpu0
         client_cpu = self_cpu() - client_cpu0
+        args.run_waits = (
+            run_delay(args.server_pid) - waits0[0],
+            run_delay(os.getpid(), children=False) - waits0[1],
+        )
+        args.pg_cpu = postgres_cpu() - pg0
         for task in pending:
             task.cancel()
             stats.error("unfinished at the hard stop")
@@ -542,6 +640,73 @@ def server_timings(base: Path, since: float) -> dict[str, list[float]]:
     return out
 
 
+def load_timelines(base: Path, since: float) -> list[dict[str, Any]]:
+    """The server's per-request timelines (`banshe.service.timeline`, BANSHE_TIMELINE: JSON lines
+    in `<base>.<pid>`) of the requests that ended after the load began."""
+    out: list[dict[str, Any]] = []
+    for f in base.parent.glob(base.name + ".*"):
+        for line in f.read_text(encoding="utf-8").splitlines():
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue
+            if rec.get("end", 0) >= since:
+                out.append(rec)
+    return out
+
+
+def phases(rec: dict[str, Any]) -> dict[str, float]:
+    """A timeline's gaps between consecutive marks, named `a→b` (hop names folded: `hop→run`)."""
+    out: dict[str, float] = {}
+    marks = rec["marks"]
+    for (a, ta, tha), (b, tb, thb) in zip(marks, marks[1:], strict=False):
+        name = f"{a.split(':')[0]}→{b.split(':')[0]}"
+        if (tha, thb) != ("L", "L"):
+            name += f" ({tha}{thb})"
+        out[name] = out.get(name, 0.0) + tb - ta
+    out["sql（驱动内）"] = rec.get("sql_ms", 0.0)
+    out["render（模板）"] = rec.get("render_ms", 0.0)
+    out["cpu（线程内与内联段）"] = rec.get("cpu_ms", 0.0)
+    return out
+
+
+def timeline_report(recs: list[dict[str, Any]], kinds: tuple[str, ...] = ("post", "page"), top: float = 0.01) -> str:
+    """Where the slowest `top` share of each kind's requests spent their time, next to the median
+    request: the mean of each gap over the slow ones and its median over all; and the 3 slowest."""
+    lines: list[str] = []
+    for kind in kinds:
+        rs = sorted((r for r in recs if r["kind"] == kind), key=lambda r: r["ms"])
+        if not rs:
+            continue
+        slow = rs[-max(5, int(len(rs) * top)) :]
+        names: list[str] = []
+        for r in rs:
+            for name in phases(r):
+                if name not in names:
+                    names.append(name)
+        lines.append(
+            f"\n时间线 {kind}：{len(rs)} 个请求，总时长（从读到首字节起）p50 {rs[len(rs) // 2]['ms']:.1f} ms，"
+            f"p99 {rs[min(len(rs) - 1, int(len(rs) * 0.99))]['ms']:.1f} ms；最慢的 {len(slow)} 个平均 "
+            f"{sum(r['ms'] for r in slow) / len(slow):.1f} ms\n"
+        )
+        lines.append("| 段 | 全部 中位数 ms | 全部 平均 ms | 最慢 1% 平均 ms |")
+        lines.append("| --- | ---: | ---: | ---: |")
+        for name in names:
+            every = sorted(phases(r).get(name, 0.0) for r in rs)
+            slow_mean = sum(phases(r).get(name, 0.0) for r in slow) / len(slow)
+            mean = sum(every) / len(every)
+            if max(every[-1], slow_mean) < 0.05:
+                continue
+            lines.append(f"| {name} | {every[len(every) // 2]:.2f} | {mean:.2f} | {slow_mean:.2f} |")
+        for r in slow[-3:]:
+            marks = " ".join(f"{m[0]}@{m[1]:.1f}{m[2]}" for m in r["marks"])
+            lines.append(
+                f"\n- {r['ms']:.1f} ms（sql {r['sql_ms']:.1f} / {r['sql_n']} 条，模板 {r['render_ms']:.1f}，"
+                f"CPU {r['cpu_ms']:.1f}）：{marks}"
+            )
+    return "\n".join(lines)
+
+
 def one_run(args: argparse.Namespace, kind: str, games: int, rate: float, workers: int) -> Result:
     tmp = tempfile.TemporaryDirectory()
     db = Database(kind, Path(tmp.name))
@@ -550,6 +715,9 @@ def one_run(args: argparse.Namespace, kind: str, games: int, rate: float, worker
     try:
         timing = Path(tmp.name) / "timing"
         env = dict(os.environ, BANSHE_ADMIN_PASSWORD=args.password, BANSHE_TIMING_FILE=str(timing), **BENCH_LIMITS)
+        tl_base = Path(tmp.name) / "timeline"
+        if args.timeline:
+            env["BANSHE_TIMELINE"] = str(tl_base)
         subprocess.run(
             [*banshe_cmd(), "admin", "create", "--username", "bench", "--database-url", db.url],
             env=env,
@@ -562,7 +730,15 @@ def one_run(args: argparse.Namespace, kind: str, games: int, rate: float, worker
         cmd += ["--log-level", "warning"]
         if workers > 1:
             cmd += ["--workers", str(workers)]
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log, env=env)
+        pin: Any = None
+        if args.pin:  # issue 26: the server on core 0 (workers inherit it), this generator on core 1
+            server_cpus, client_cpus = {0}, {1 % (os.cpu_count() or 1)}
+            os.sched_setaffinity(0, client_cpus)
+
+            def pin() -> None:
+                os.sched_setaffinity(0, server_cpus)
+
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log, env=env, preexec_fn=pin)
         base = f"http://{HOST}:{port}"
         deadline = time.monotonic() + 60
         while True:
@@ -576,8 +752,30 @@ def one_run(args: argparse.Namespace, kind: str, games: int, rate: float, worker
                 time.sleep(0.2)
         args.server_pid = proc.pid
         load0 = os.getloadavg()[0]
+        if args.spy:  # py-spy on the server from the load's start (see run_load's spy_start)
+            args.spy_cmd = [
+                str(REPO / ".venv" / "bin" / "py-spy"),
+                "record",
+                "--pid",
+                str(proc.pid),
+                "--duration",
+                str(int(args.spy)),
+                "--rate",
+                "100",
+                "--gil" if args.spy_gil else "--idle",
+                "--threads",
+                "--format",
+                "raw",
+                "-o",
+                f"{args.spy_out}-{kind}-{games}-{workers}.txt",
+                "--nonblocking",
+            ]
         stats, elapsed, server_cpu, client_cpu, ready = asyncio.run(run_load(base, args, games, rate))
         load1 = os.getloadavg()[0]
+        spy = getattr(args, "spy_proc", None)
+        if spy is not None:
+            spy.wait(timeout=args.spy + 60)
+            args.spy_proc = None
         proc.terminate()
         try:
             proc.wait(timeout=20)
@@ -585,7 +783,7 @@ def one_run(args: argparse.Namespace, kind: str, games: int, rate: float, worker
             proc.kill()
             proc.wait()
         return Result(
-            kind,
+            kind + ("（固定核 pinned）" if args.pin else ""),
             games,
             games * args.viewers,
             workers,
@@ -597,6 +795,9 @@ def one_run(args: argparse.Namespace, kind: str, games: int, rate: float, worker
             (load0, load1),
             ready,
             server_timings(timing, args.load_started),
+            load_timelines(tl_base, args.load_started) if args.timeline else [],
+            args.run_waits,
+            args.pg_cpu if kind == "postgresql" else 0.0,
         )
     finally:
         if proc is not None:
@@ -614,7 +815,7 @@ def one_run(args: argparse.Namespace, kind: str, games: int, rate: float, worker
 HEADER = (
     "| 数据库 | 局 | 实时页面 | 进程 | 目标 帖/秒 | 实得 请求/秒 | "
     + " | ".join(f"{KIND_LABELS[k]} p50/p90/p99/max ms" for k in KINDS)
-    + " | SSE 消息 | 错误 | 服务器 CPU s | 客户端 CPU s | 用时 s | 负载 前→后 |"
+    + " | SSE 消息 | 错误 | 服务器 CPU s | 客户端 CPU s | 等 CPU s 服务器/客户端 | 用时 s | 负载 前→后 |"
 )
 
 
@@ -624,7 +825,7 @@ def row(r: Result) -> str:
         f"| {r.db} | {r.games} | {r.ready}/{r.viewers} | {r.workers} | {r.rate:g} | {done / r.elapsed:.1f} | "
         + " | ".join(cell(r.stats.lat[k]) for k in KINDS)
         + f" | {r.stats.sse_messages} | {len(r.stats.errors) + r.stats.dropped} | {r.server_cpu:.1f} | "
-        f"{r.client_cpu:.1f} | {r.elapsed:.1f} | {r.load[0]:.1f}→{r.load[1]:.1f} |"
+        f"{r.client_cpu:.1f} | {r.waits[0]:.1f}/{r.waits[1]:.1f} | {r.elapsed:.1f} | {r.load[0]:.1f}→{r.load[1]:.1f} |"
     )
 
 
@@ -660,12 +861,18 @@ def report(results: list[Result], workers_note: str) -> None:
     print()
     print(workers_note)
     for r in results:
+        if r.timelines:
+            print(f"\n### {r.db} {r.games} 局 {r.workers} 进程：服务器端时间线（BANSHE_TIMELINE）")
+            print(timeline_report(r.timelines))
+    for r in results:
         notes = []
         if r.client_cpu >= 0.85 * r.elapsed:
             notes.append(
                 f"客户端 CPU {r.client_cpu:.1f}s ≈ 用时 {r.elapsed:.1f}s：客户端占满了一个核，"
                 "数字偏悲观 (client saturated)"
             )
+        if r.pg_cpu:
+            notes.append(f"PostgreSQL 进程 CPU {r.pg_cpu:.1f}s")
         if r.stats.dropped:
             notes.append(f"{r.stats.dropped} 个到达因在途请求达上限（--max-in-flight）未发出，计为错误")
         if r.stats.votes_left_out:
@@ -706,6 +913,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-arrivals", type=int, default=200_000, help="到达数上限 (bound)")
     ap.add_argument("--database", choices=["sqlite", "postgresql"], default="sqlite", help="数据库 (throw-away)")
     ap.add_argument("--workers", type=int, default=1, help="banshe serve --workers N（CLI 支持时才传）")
+    ap.add_argument(
+        "--pin",
+        action="store_true",
+        help="服务器固定在 0 号核、本客户端在 1 号核 (pin the server to core 0 and the generator to core 1)",
+    )
+    ap.add_argument(
+        "--timeline",
+        action="store_true",
+        help="服务器记录每个请求的时间线 (BANSHE_TIMELINE)，打印最慢请求的时间花在哪里",
+    )
+    ap.add_argument("--spy", type=float, default=0.0, help="施压开始时对服务器运行 py-spy record 这么多秒（0：不运行）")
+    ap.add_argument("--spy-gil", action="store_true", help="py-spy 只采持有 GIL 的线程（--gil；默认 --idle 采全部）")
+    ap.add_argument("--spy-out", default="spy", help="py-spy 输出文件名前缀（raw 格式）")
     ap.add_argument("--matrix", action="store_true", help="10、25、50 局 × SQLite（与可达时的 PostgreSQL），打印一张表")
     ap.add_argument("--password", default="bench-password-0", help="压测导演账号的密码 (BANSHE_ADMIN_PASSWORD)")
     args = ap.parse_args(argv)
@@ -714,7 +934,7 @@ def main(argv: list[str] | None = None) -> int:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     supports = serve_supports_workers()
-    wanted = sorted({1, args.workers} | ({2} if args.matrix else set()))
+    wanted = sorted({1, 2} if args.matrix else {args.workers})
     workers = [w for w in wanted if w == 1 or supports]
     note = (
         f"进程数：{', '.join(map(str, workers))}。"

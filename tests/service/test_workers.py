@@ -112,3 +112,53 @@ def test_two_processes_write_one_game_in_order(pg_database: str) -> None:
             p.terminate()
             p.wait(timeout=20)
         engine.dispose()
+
+
+def _children(pid: int) -> list[int]:
+    out: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*/children"):
+        try:
+            out += [int(k) for k in task.read_text().split()]
+        except OSError:
+            continue
+    return out
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+def test_serve_workers_starts_that_many_processes_on_postgresql(pg_database: str) -> None:
+    """Issue 26's scale-out path: `banshe serve --workers 2` on PostgreSQL runs two serving
+    processes (uvicorn's workers, each its own app and event loop) that both answer."""
+    _reset_pg(pg_database)
+    port = free_port()
+    cmd = [sys.executable, "-m", "banshe", "serve", "--workers", "2", "--port", str(port)]
+    cmd += ["--database-url", pg_database, "--log-level", "warning"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        workers: list[int] = []
+        for _ in range(600):  # both workers up (at most ~60 s)
+            workers = [
+                k
+                for k in _children(proc.pid)
+                if b"spawn_main" in _cmdline(k)  # not the resource tracker
+            ]
+            try:
+                ok = httpx.get(f"http://127.0.0.1:{port}/login", timeout=1).status_code == 200
+            except httpx.HTTPError:
+                ok = False
+            if ok and len(workers) == 2:
+                break
+            assert proc.poll() is None, "banshe serve exited"
+            time.sleep(0.1)
+        assert len(workers) == 2
+        for _ in range(10):  # new connections, whichever worker takes them
+            with httpx.Client(base_url=f"http://127.0.0.1:{port}") as c:
+                assert c.get("/login").status_code == 200
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)

@@ -27,7 +27,7 @@ from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..rulesets.registry import find_ruleset
-from . import auth, edge, security, serving, timing
+from . import auth, edge, security, serving, timeline, timing
 from . import idempotency as idem
 from . import live as pushing
 from . import schedule as sched
@@ -110,6 +110,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
 
     app = FastAPI(title="banshe 版杀自动导演", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     templates = Jinja2Templates(directory=HERE / "templates")
+    templates.env.auto_reload = False  # the templates ship with the code: no stat() per render (issue 26)
     templates.env.globals["local_time"] = lambda ts, tz: sched.local_text(ts, sched.zone(tz))
     templates.env.globals["quote"] = quote
     templates.env.globals["form_key"] = idem.new_key  # a fresh idempotency key per rendered form
@@ -142,6 +143,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
     app.add_middleware(security.HeadersMiddleware)
     serving.install_log_redaction()  # a player's link never reaches the access log
     timing.install(app)  # the load benchmark's server-side latencies (off unless BANSHE_TIMING_FILE)
+    timeline.install(app, engine, templates.env)  # issue 26: per-request timelines (off unless BANSHE_TIMELINE)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
 
     @app.exception_handler(NeedLogin)

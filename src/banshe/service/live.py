@@ -34,7 +34,6 @@ from typing import Any
 
 from jinja2 import Environment
 from sqlalchemy import func, select
-from starlette.concurrency import run_in_threadpool
 
 from ..engine.commands import CHANGE_VOTE, VOTE
 from ..engine.events import ACCEPTED
@@ -61,6 +60,13 @@ def sse(event: str, data: str) -> str:
     return f"event: {event}\n" + "".join(f"data: {line}\n" for line in _LINES.split(data)) + "\n"
 
 
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
 class Hub:
     """Per-game change notifications for the streams of this process's event loop."""
 
@@ -80,6 +86,9 @@ class Hub:
         """A write to `game_id` was committed (any thread)."""
         loop = self._loop
         if loop is None:
+            return
+        if _running_loop() is loop:  # a write made on the loop itself (the players' routes): no wake-up pipe
+            loop.call_soon(self._wake, game_id)
             return
         with contextlib.suppress(RuntimeError):  # the loop has closed (the app is shutting down)
             loop.call_soon_threadsafe(self._wake, game_id)
@@ -206,9 +215,9 @@ class Feed:
             if self.seen >= generation:
                 return
             self.seen = generation
-            await run_in_threadpool(self._advance)
+            self._advance()
 
-    # -- in a worker thread -----------------------------------------------------------------
+    # -- on the event loop (issue 26: no hand-off to a worker thread per write or per stream) --
     def _advance(self) -> None:
         svc = self.svc
         game, state, pub = svc.read_published(self.game_id)
@@ -239,6 +248,9 @@ class Feed:
             )
             if changed == self._head:
                 return  # a wake-up for nothing new (our own NOTIFY echoed back, a retried write)
+            # only posts or group messages came (no command, deadline, held action, notice, 公示,
+            # phase or status): every viewer's digest is the previous step's (its inputs are equal)
+            talk_only = bool(self._head) and changed[0] == self._head[0] and changed[3:] == self._head[3:]
             self._head = changed
             first = not self.steps
             structural = first or mark != self._mark
@@ -250,6 +262,8 @@ class Feed:
                     select(Post).where(Post.game_id == self.game_id, Post.id > self._post_cursor).order_by(Post.id)
                 )
             )
+            if talk_only and self.steps and not any(p.vote_kind in (VOTE, CHANGE_VOTE) for p in new_posts):
+                step._digests = self.steps[-1]._digests  # shared: a digest computed later is the same for both
             if not structural and any(p.created_at < self._last_at for p in new_posts):
                 step.structural = structural = True  # a post out of time order: renumber by reloading
             if structural:
@@ -408,7 +422,7 @@ class Live:
         async with feed.lock:  # not while another stream is reading a step in
             if not feed.steps:
                 feed.seen = self.hub.generation(game_id)
-                await run_in_threadpool(feed._advance)
+                feed._advance()
             return feed, feed.latest, feed.seen
 
     def leave(self, feed: Feed, viewer: str) -> None:
@@ -440,10 +454,10 @@ class Live:
             if viewer:
                 base = feed.step(index)
                 if base is not None:
-                    await run_in_threadpool(base.seen_by, viewer)
+                    base.seen_by(viewer)
             if current is not None:
                 try:
-                    now = await run_in_threadpool(current)
+                    now = current()
                 except NotFound:
                     yield sse("gone", "链接已停用")
                     return
@@ -474,13 +488,13 @@ class Live:
                         break
                     if step.seats_changed and alive is not None:
                         try:
-                            await run_in_threadpool(alive)
+                            alive()
                         except NotFound:
                             yield sse("gone", "链接已停用")
                             return
                     messages = step.decisions.get(viewer)
                     if messages is None:
-                        messages = await run_in_threadpool(feed.decide, index, viewer)
+                        messages = feed.decide(index, viewer)
                     for m in messages:
                         yield m
         finally:

@@ -21,11 +21,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import time
 from dataclasses import dataclass
 from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol  # uvicorn[standard] brings httptools
 
+from . import timeline
 from .config import Settings
 from .security import Network, parse_proxies
 
@@ -90,6 +92,7 @@ class Limits:
 
 
 _limits: Limits | None = None
+_timeline = timeline.enabled()  # read once: the protocol's marks cost nothing when off
 _open: dict[str, int] = {}  # client address -> open connections (this process's event loop only)
 
 
@@ -112,8 +115,12 @@ class GuardedHttpTools(HttpToolsProtocol):
     _guard_host = ""
     _guard_timer: asyncio.TimerHandle | None = None
     _guard_last = 0.0  # loop time of the last body bytes (the body timer re-arms from it)
+    _tl_accept: float | None = None  # BANSHE_TIMELINE: when the connection came, when bytes last came
+    _tl_recv: float | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        if _timeline:
+            self._tl_accept = time.perf_counter()
         super().connection_made(transport)
         lim = limits()
         host = self.client[0] if self.client else ""
@@ -139,7 +146,22 @@ class GuardedHttpTools(HttpToolsProtocol):
                 _open.pop(host, None)
         super().connection_lost(exc)
 
+    def data_received(self, data: bytes) -> None:
+        if _timeline:
+            self._tl_recv = time.perf_counter()
+        super().data_received(data)
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        if _timeline:
+            self.scope[timeline.SCOPE_KEY] = timeline.protocol_marks(self._tl_accept, self._tl_recv)  # type: ignore[literal-required]
+            self._tl_accept = None  # the connection's first request only
+
     def on_headers_complete(self) -> None:
+        if _timeline:
+            marks = self.scope.get(timeline.SCOPE_KEY)
+            if isinstance(marks, list):
+                marks.append(("headers", time.perf_counter(), "L"))
         # the headers are in: from now on the body may not stall (no body: nothing to wait for)
         self._guard_last = self.loop.time()
         self._arm(limits().body_timeout, self._body_stalled)

@@ -33,7 +33,7 @@ from ..engine.model import DAY, NIGHT, START, GameState
 from ..engine.ruleset import Ruleset
 from ..rulesets.registry import get_ruleset
 from . import idempotency as idem
-from . import pgsync, security
+from . import pgsync, security, timeline
 from . import schedule as sched
 from .board import check_board
 from .errors import Conflict, NotFound, ServiceError
@@ -102,7 +102,9 @@ class Store(ABC):
     @contextmanager
     def _tx(self, game_id: int) -> Iterator[tuple[Session, Game]]:
         """Lock the game, open a transaction, commit on success; any failure drops the cache."""
+        timeline.mark("lock")
         with self.lock(game_id), self._writer or nullcontext():
+            timeline.mark("locked")
             s = self.sessions()
             before = self._cache.get(game_id)
             before_head = before.head if before is not None else None
@@ -127,6 +129,7 @@ class Store(ABC):
                     yield s, game
                 pgsync.announce(s, game_id)
                 s.commit()
+                timeline.mark("commit")
             except IntegrityError as exc:
                 s.rollback()
                 self._cache.pop(game_id, None)
@@ -170,7 +173,8 @@ class Store(ABC):
         finally:
             idem.CURRENT.reset(token)
         if pending.stored_id is not None:  # the result text, for a resend (best effort: the key is stored)
-            with self.sessions() as s:
+            # a write: SQLite's writers queue on the process's writer lock (its busy handler sleeps)
+            with self._writer or nullcontext(), self.sessions() as s:
                 s.execute(update(Submission).where(Submission.id == pending.stored_id).values(result=result[:200]))
                 s.commit()
         return result

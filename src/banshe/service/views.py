@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import select
@@ -741,7 +741,7 @@ def viewer_version(ctx: dict[str, Any]) -> str:
     per-game counter bumped by hidden actions would let a villager count the wolves' messages)."""
     seen = {
         **ctx["context"].digest_parts(),
-        "items": [asdict(i) for i in ctx["items"]],
+        "items": [vars(i) for i in ctx["items"]],  # the same fields as asdict, without its deep copy
         "chats": {g: [(m.author, m.phase, m.text) for m in rows] for g, rows in ctx["chats"].items()},
         "status": ctx["game"].status,
         "flags": [ctx["over"], ctx["can_post"], ctx["is_day"], ctx["post_count"]],

@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
 
-from . import auth, security, serving
+from . import auth, security, serving, timeline
 from .config import Settings
 from .edge import GameId, Token
 from .forms import field, valid_id
@@ -189,8 +189,9 @@ class PlayerSeat:
     game: Game
 
 
-def _player_seat(request: Request, token: Token) -> PlayerSeat:
-    seat, game = web_of(request).service.seat_and_game(token)
+async def _player_seat(request: Request, token: Token) -> PlayerSeat:
+    # on the event loop (issue 26): a cached link and one primary-key read, no thread hop
+    seat, game = timeline.inline("seat", web_of(request).service.seat_and_game, token)
     return PlayerSeat(token, seat, game)
 
 
@@ -201,14 +202,20 @@ class PlayerForm(PlayerSeat):
 
 async def _player_form(request: Request, token: Token) -> PlayerForm:
     web = web_of(request)
-    seat, game = await run_in_threadpool(web.service.seat_and_game, token)
+    seat, game = timeline.inline("seat", web.service.seat_and_game, token)
     form = await request.form()
+    timeline.mark("body")
     if not auth.same(field(form.get("csrf")), auth.player_csrf(web.secret, token)):
         raise CsrfFailed()
     return PlayerForm(token, seat, game, form)
 
 
-WebDep = Annotated[Web, Depends(web_of)]
+async def _web(request: Request) -> Web:
+    """`web_of` as a dependency (async: FastAPI runs a plain `def` dependency in a worker thread)."""
+    return web_of(request)
+
+
+WebDep = Annotated[Web, Depends(_web)]
 DirectorLogin = Annotated[Login, Depends(_login)]
 DirectorForm = Annotated[LoginForm, Depends(_login_form)]
 DirectorGame = Annotated[OwnedGame, Depends(_owned_game)]

@@ -11,17 +11,16 @@ from urllib.parse import quote
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
-from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
 
-from .. import auth, security
+from .. import auth, security, timeline
 from .. import idempotency as idem
 from ..edge import MAX_INT, form_int
 from ..forms import command_from_form, field, post_id
 from ..games import GameService, ServiceError
 from ..models import Seat
 from ..thread import NearMiss
-from ..views import page_of_floor, player_page, thread_page, viewer_version
+from ..views import ThreadItem, page_of_floor, player_page, thread_items, thread_page, viewer_version
 from ..web import PlayerForm, PlayerFormDep, PlayerSeatDep, Web, WebDep
 from .director import review
 
@@ -88,26 +87,40 @@ def player(
     return web.render(request, "player.html" if page == "me" else "thread.html", ctx, status)
 
 
+# issue 26: the players' routes run on the event loop, start to end, with no hand-off to a worker
+# thread (each hand-off waited for the pool and for the GIL — see docs/performance.md); their work is
+# short database reads and writes and the page's rendering. Several cores: `banshe serve --workers N`.
 @router.get("/p/{token}", response_class=HTMLResponse)
-def player_home(request: Request, web: WebDep, me: PlayerSeatDep) -> Response:
-    return player(web, request, me.token, me.seat, "me")
+async def player_home(request: Request, web: WebDep, me: PlayerSeatDep) -> Response:
+    return timeline.inline("page", player, web, request, me.token, me.seat, "me")
 
 
 @router.get("/p/{token}/thread", response_class=HTMLResponse)
-def player_thread(request: Request, web: WebDep, me: PlayerSeatDep) -> Response:
+async def player_thread(request: Request, web: WebDep, me: PlayerSeatDep) -> Response:
     try:  # 回复 N楼 / one's own new floor: the page that holds it
         floor = form_int(request.query_params.get("floor", ""), "floor", 1, MAX_INT)
     except ValueError:
         floor = None
     if floor is not None:
-        return RedirectResponse(floor_address(web, me.seat, me.token, floor), status_code=303)
-    return player(web, request, me.token, me.seat, "thread")
+        address = timeline.inline("floor", floor_address, web, me.seat, me.token, floor)
+        return RedirectResponse(address, status_code=303)
+    return timeline.inline("page", player, web, request, me.token, me.seat, "thread")
 
 
-def floor_address(web: Web, seat: Seat, token: str, floor: int, ok: str = "") -> str:
+def thread_of(web: Web, seat: Seat) -> list[ThreadItem]:
+    """The thread's items as `seat` sees them, numbered as his page numbers them (the floors and
+    pages only: no view, no actions — a post's redirect needs no more)."""
+    svc = web.service
+    game, state, pub = svc.read_published(seat.game_id)
+    with svc.sessions() as s:
+        return thread_items(s, svc, game, state, [], director=False, viewer=seat.name, pub=pub)
+
+
+def floor_address(
+    web: Web, seat: Seat, token: str, floor: int, ok: str = "", items: list[ThreadItem] | None = None
+) -> str:
     """The thread page that holds `floor`, scrolled to it (`ok`: a signed flash message)."""
-    items = player_page(web.service, seat)["items"]
-    page = page_of_floor(items, floor)
+    page = page_of_floor(items if items is not None else thread_of(web, seat), floor)
     path = f"/p/{token}/thread"
     query = "&".join(x for x in (f"page={page}" if page else "", f"ok={ok}" if ok else "") if x)
     return f"{path}{'?' + query if query else ''}#floor-{floor}"
@@ -119,8 +132,8 @@ def player_review(request: Request, web: WebDep, me: PlayerSeatDep) -> Response:
 
 
 @router.get("/p/{token}/state.json")
-def player_state(web: WebDep, me: PlayerSeatDep) -> Response:
-    ctx = player_page(web.service, me.seat)
+async def player_state(web: WebDep, me: PlayerSeatDep) -> Response:
+    ctx = timeline.inline("page", player_page, web.service, me.seat)
     return JSONResponse(
         {
             "view": ctx["v"],
@@ -163,7 +176,7 @@ async def player_action(
 
     try:
         key = field(form.get(idem.KEY_FIELD))
-        done = await run_in_threadpool(submit)
+        done = timeline.inline("submit", submit)
     except ServiceError as exc:
         draft: dict[str, Any] = (
             draft_of(form)
@@ -172,15 +185,14 @@ async def player_action(
         )
         if isinstance(exc, NearMiss) and page == "thread":
             draft["suggest"] = (exc.suggestion, exc.corrected)
-        fresh = await run_in_threadpool(web.service.seat_by_token, token)  # a 替补 meanwhile: the link died
-        return await run_in_threadpool(player, web, request, token, fresh, page, exc.reason, exc.status, draft)
+        fresh = web.service.seat_by_token(token)  # a 替补 meanwhile: the link died
+        return timeline.inline("page", player, web, request, token, fresh, page, exc.reason, exc.status, draft)
     suffix = "" if page == "me" else "/thread"
     path = f"/p/{token}{suffix}"
     ok = quote(security.sign_flash(web.secret, path, done))
     if page == "thread" and done in POSTED:  # a post lands on its own floor (the page that holds it)
-        floor = await run_in_threadpool(own_floor, web, seat)
-        if floor:
-            address = await run_in_threadpool(floor_address, web, seat, token, floor, ok)
+        address = timeline.inline("floor", own_floor_address, web, seat, token, ok)
+        if address:
             return RedirectResponse(address, status_code=303)
     return RedirectResponse(f"{path}?ok={ok}", status_code=303)
 
@@ -188,10 +200,17 @@ async def player_action(
 POSTED = ("投票已记录", "已发言")
 
 
-def own_floor(web: Web, seat: Seat) -> int:
+def own_floor(items: list[ThreadItem], seat: Seat) -> int:
     """The floor of `seat`'s newest post (0: none)."""
-    items = player_page(web.service, seat)["items"]
     return max((i.floor for i in items if i.post_id and i.author == seat.name and i.kind != "pending"), default=0)
+
+
+def own_floor_address(web: Web, seat: Seat, token: str, ok: str) -> str:
+    """The address of the page that holds `seat`'s newest floor ("" if he has none), from one
+    reading of the thread."""
+    items = thread_of(web, seat)
+    floor = own_floor(items, seat)
+    return floor_address(web, seat, token, floor, ok, items) if floor else ""
 
 
 @router.post("/p/{token}/act", response_class=HTMLResponse)
