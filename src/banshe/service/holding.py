@@ -121,20 +121,7 @@ class Holding(Deadlines):
         if refusal is not None:
             raise ServiceError(refusal.reason)
         self._settle_earlier(s, game, state, cmd)
-        s.add(
-            HeldCommand(
-                game_id=game.id,
-                actor=cmd.actor,
-                skill=cmd.skill,
-                payload=cmd.to_json(),
-                phase=state.phase.label,
-                stage=stage,
-                status=HELD,
-                created_at=now,
-            )
-        )
-        s.flush()
-        return []
+        return _keep(s, game, state, cmd, stage, HELD, now)
 
     def _release(self, s: Session, game: Game, state: GameState, anchor: float) -> None:
         """The held skills of the stage that has just opened, in arrival order."""
@@ -244,22 +231,7 @@ class Holding(Deadlines):
             self._withdraw(s, game, prior, state)
         rs = self.ruleset(game)
         stage = rs.stage_for(state, cmd) if state.phase.kind == NIGHT else None
-        s.add(
-            HeldCommand(
-                game_id=game.id,
-                actor=cmd.actor,
-                skill=cmd.skill,
-                payload=cmd.to_json(),
-                phase=state.phase.label,
-                stage=state.stage if stage is None else stage,
-                status=VOID,
-                reason=reason,
-                created_at=now,
-                settled_at=now,
-            )
-        )
-        s.flush()
-        return []
+        return _keep(s, game, state, cmd, state.stage if stage is None else stage, VOID, now, reason)
 
     def _settle_earlier(self, s: Session, game: Game, state: GameState, cmd: Command) -> None:
         """A new submission of a skill replaces the player's held or void one of this phase."""
@@ -292,3 +264,32 @@ class Holding(Deadlines):
                 .order_by(HeldCommand.id)
             )
         )
+
+
+def _keep(
+    s: Session,
+    game: Game,
+    state: GameState,
+    cmd: Command,
+    stage: int,
+    status: str,
+    now: float,
+    reason: str | None = None,
+) -> list[Event]:
+    """A submission kept beside the engine: held until its stage opens, or void (settled now)."""
+    s.add(
+        HeldCommand(
+            game_id=game.id,
+            actor=cmd.actor,
+            skill=cmd.skill,
+            payload=cmd.to_json(),
+            phase=state.phase.label,
+            stage=stage,
+            status=status,
+            reason=reason,
+            created_at=now,
+            settled_at=now if status == VOID else None,
+        )
+    )
+    s.flush()
+    return []
