@@ -36,9 +36,11 @@ COMPILED = [
     "src/banshe/rulesets/ganran/effects.py",
     "src/banshe/library/board.py",
     "src/banshe/library/state.py",
+    "src/banshe/agents/observation.py",
+    "src/banshe/agents/heuristic.py",
+    "src/banshe/agents/effects.py",
     "src/banshe/sim/seat.py",
     "src/banshe/sim/env.py",
-    "src/banshe/sim/heuristic/base.py",
     "src/banshe/sim/stats.py",
     "src/banshe/sim/effects.py",
 ]

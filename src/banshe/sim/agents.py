@@ -13,7 +13,8 @@ A *policy* is a factory that makes one agent per seat per game::
 so any class whose constructor takes those four arguments and that has
 `act(self, obs) -> Command | None` is a policy. External policies are loaded from the
 command line as `package.module:Name` or `path/to/file.py:Name` (see `load_policy`).
-`Observation` and the random policy's draw live in `banshe.sim.seat` (compiled with the env).
+`Observation` and the `Agent` protocol live below the rulesets in `banshe.agents` (re-exported
+here); the random policy's draw lives in `banshe.sim.seat` (compiled with the env).
 """
 
 from __future__ import annotations
@@ -23,13 +24,15 @@ import importlib
 import importlib.util
 import random
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import ClassVar, Protocol, runtime_checkable
+from typing import ClassVar
 
+from ..agents.observation import Observation
+from ..agents.protocol import Agent, AgentFactory
 from ..engine.actions import ActionSet
 from ..engine.commands import Command
-from .seat import Observation, Prune, bot_prune, draw_uniform
+from .seat import Prune, bot_prune, draw_uniform
 
 __all__ = [
     "BUILTIN_POLICIES",
@@ -41,16 +44,6 @@ __all__ = [
     "bot_prune",
     "load_policy",
 ]
-
-
-@runtime_checkable
-class Agent(Protocol):
-    """One seat's player. Return one of `obs.legal`, or None to pass."""
-
-    def act(self, obs: Observation) -> Command | None: ...
-
-
-AgentFactory = Callable[[str, str, str, random.Random], Agent]
 
 
 class RandomAgent:

@@ -19,6 +19,7 @@ import random
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from ..agents.observation import Observation
 from ..engine.actions import ActionSet, flatten, legal_actions
 from ..engine.commands import CLOSE_PHASE, CLOSE_STAGE, DIRECTOR, PROMPT_TIMEOUT, Command, IllegalCommand
 from ..engine.core import apply_in_place, apply_offered, next_close, shuffle
@@ -29,7 +30,7 @@ from ..engine.ruleset import Ruleset
 from ..engine.view import view
 from ..rulesets.registry import new_game
 from .agents import Agent, AgentFactory, RandomAgent
-from .seat import Observation, answers_by_pick, bot_prune, draw_uniform
+from .seat import answers_by_pick, bot_prune, draw_uniform
 
 
 class GameEnv:

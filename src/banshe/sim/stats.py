@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..agents.effects import EFFECTS
+from ..agents.effects import EffectExtractor as EffectExtractor  # re-exported (moved to banshe.agents)
+from ..agents.effects import register_effects as register_effects  # re-exported
 from ..engine.events import ACCEPTED, ANNOUNCE, FEEDBACK, LOST, OUT
 from ..engine.model import GameState
 from ..engine.ruleset import Ruleset
@@ -42,18 +44,6 @@ def wilson_interval(successes: int, trials: int, z: float = Z95) -> tuple[float,
     lo = 0.0 if successes == 0 else max(0.0, centre - half)  # exact at the ends
     hi = 1.0 if successes == trials else min(1.0, centre + half)
     return (lo, hi)
-
-
-EffectExtractor = Callable[[GameState, Counter[str]], None]
-EFFECTS: dict[str, EffectExtractor] = {}
-
-
-def register_effects(ruleset_id: str) -> Callable[[EffectExtractor], EffectExtractor]:
-    def deco(fn: EffectExtractor) -> EffectExtractor:
-        EFFECTS[ruleset_id] = fn
-        return fn
-
-    return deco
 
 
 @dataclass(slots=True)

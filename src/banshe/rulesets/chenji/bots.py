@@ -51,11 +51,11 @@ import random
 import re
 from typing import Any
 
+from banshe.agents.heuristic import HeuristicAgent, generic_decide, register
+from banshe.agents.observation import Observation
 from banshe.engine.actions import ActionSet
 from banshe.engine.commands import CHANGE_VOTE, VOTE, Command
 from banshe.engine.model import DAY, NIGHT, START, GameState
-from banshe.sim.agents import Observation
-from banshe.sim.heuristic.base import HeuristicAgent, generic_decide, register
 
 from .roles import (
     ASSASSIN,

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections import Counter
 
+from banshe.agents.effects import register_effects
 from banshe.engine.events import ACCEPTED
 from banshe.engine.model import NIGHT, GameState
-from banshe.sim.stats import register_effects
 
 from .roles import CAMP_NAMES, CITIZEN, LOVERS, PIPER, REBEL, WHITE, WHITE_WOLF, WOLF, WOLVES
 from .state import ext

@@ -61,10 +61,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from banshe.agents.heuristic import DEFER, HeuristicAgent, register
+from banshe.agents.observation import Observation
 from banshe.engine.commands import ABSTAIN, CHANGE_VOTE, VOTE, Command
 from banshe.engine.model import DAY, NIGHT, START
-from banshe.sim.agents import Observation
-from banshe.sim.heuristic.base import DEFER, HeuristicAgent, register
 
 from .rules import (
     ADORE,

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections import Counter
 
+from banshe.agents.effects import register_effects
 from banshe.engine.events import ACCEPTED, ANNOUNCE
 from banshe.engine.model import GameState
-from banshe.sim.stats import register_effects
 
 from .rules import DRIFT, KIND_NAMES, ROLE_NAMES, kind
 from .state import ext

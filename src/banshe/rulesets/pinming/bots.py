@@ -26,10 +26,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from banshe.agents.heuristic import DEFER, HeuristicAgent, findall, register
+from banshe.agents.observation import Observation
 from banshe.engine.commands import VOTE, Command
 from banshe.engine.model import DAY, NIGHT, START
-from banshe.sim.agents import Observation
-from banshe.sim.heuristic.base import DEFER, HeuristicAgent, findall, register
 
 from .rules import (
     ANTIDOTE,

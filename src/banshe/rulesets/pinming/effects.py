@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections import Counter
 
+from banshe.agents.effects import register_effects
 from banshe.engine.events import ACCEPTED, ANNOUNCE, SHERIFF
 from banshe.engine.model import GameState
-from banshe.sim.stats import register_effects
 
 from .rules import IDIOT, VILLAGE, WOLVES
 from .state import ext
