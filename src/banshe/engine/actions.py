@@ -366,8 +366,8 @@ def _passes(state: GameState, spec: SkillSpec, c: Command) -> bool:
 
 
 def _stage_refuses(state: GameState, rs: Ruleset, actor: str, skill: str) -> bool:
-    """An overridden `stage_for` puts the skill outside tonight's open stages (asked once the
-    skill has candidates; both are pure)."""
+    """A declared `stage_for` (not the default `skill_stage`) puts the skill outside tonight's
+    open stages (asked once the skill has candidates; both are pure)."""
     stage = rs.stage_for(state, _commands(actor, skill).bare)
     return stage is not None and (
         stage < state.stage or (stage > state.stage and not rs.night_stages[stage].opens_with_night)
