@@ -28,7 +28,6 @@ from banshe.sim.runner import (
     simulate,
 )
 from banshe.sim.stats import Z95, Stats, wilson_interval
-from tests.helpers import COMPILED
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -341,7 +340,6 @@ def test_pinming_effect_counters_read_the_log() -> None:
     assert stats.unfinished == 1 and stats.skill_uses["antidote"] == 1
 
 
-@pytest.mark.skipif(COMPILED, reason="patches a method of a class compiled by mypyc (scripts/setup-fast.sh)")
 def test_player_count_sweep_and_its_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # 品茗 deals exactly 14; let it deal 14–15 (extra 村民) to exercise a sweep like 沉寂与取酒's 20..30
     from banshe.rulesets.pinming import rules

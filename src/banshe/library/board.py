@@ -49,6 +49,11 @@ def board_of(state: GameState) -> Board:
     return board
 
 
+def board_file_text(rs: Ruleset) -> str:
+    """The text of the board file `rs` was compiled from ("": a ruleset written as code)."""
+    return rs.board.text if isinstance(rs.board, Board) else ""
+
+
 # -- the deal ------------------------------------------------------------------------------------
 def deal_by_count(board: Board, name: str, deck: tuple[str, ...]) -> Dealer:
     """`Ruleset.dealer`: the board's deck for the player count (`deck`, the standard one, for
