@@ -357,7 +357,7 @@ def test_award_votes_posted_after_the_game_reach_the_table() -> None:
     state, _records = play(load(path))
     assert state.winner == "wolf"
     assert ext(state).award_votes == {"甲": "乙", "丙": "乙", "丁": "乙"}
-    table = "\n".join(find_ruleset("chenji").review(state))
+    table = "\n".join(find_ruleset("chenji").review(state, None))
     line = next(row for row in table.splitlines() if row.strip().startswith("乙"))
     assert "评奖投票过半" in line  # 虽败犹荣
     for voter in ("甲", "丙", "丁"):

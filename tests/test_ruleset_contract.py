@@ -174,3 +174,22 @@ def test_no_ruleset_overrides_what_reads_its_declarations(ruleset: str) -> None:
     # every prompt a player can answer declares its answer (品茗's 装傻 refuses every answer)
     unanswered = [sid for sid, spec in rs.skills.items() if spec.prompt and spec.answer is None]
     assert unanswered == (["feign"] if ruleset == "pinming" else [])
+
+
+def test_a_ruleset_is_one_ruleset_made_from_data_and_the_functions_it_names() -> None:
+    # issue 27: no class subclasses `Ruleset`; every ruleset and compiled board is a plain
+    # `Ruleset(...)` whose hooks are the functions its declaration names
+    from banshe.boards import list_boards
+    from banshe.rulesets.ganran import rules as ganran
+    from banshe.rulesets.pinming import rules as pinming_rules
+
+    boards = [info.ruleset for info in list_boards()]
+    assert boards and all(type(rs) is Ruleset for rs in boards)
+    assert all(type(find_ruleset(r)) is Ruleset for r in ("pinming", "chenji", "ganran"))
+    assert Ruleset.__subclasses__() == []
+    assert PINMING.gate is pinming_rules.showdown_gate and PINMING.votable is pinming_rules.votable
+    rs = find_ruleset("ganran")
+    assert rs.stage_for is ganran.stage_for and rs.review_text is ganran.infection_chain
+    # what was a hook and is data now: aliases, a display-only camp, skills no identity is promised
+    assert CHENJI.role_id("爱神") == "cupid" and rs.playing_camps() == list(ganran.REAL_CAMPS)
+    assert not set(rs.skill_holders()) & ganran.INFECTION_SKILLS

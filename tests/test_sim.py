@@ -8,6 +8,7 @@ import os
 import random
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,6 @@ from banshe.sim.runner import (
     simulate,
 )
 from banshe.sim.stats import Z95, Stats, wilson_interval
-from tests.helpers import COMPILED
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -340,17 +340,16 @@ def test_pinming_effect_counters_read_the_log() -> None:
     assert stats.unfinished == 1 and stats.skill_uses["antidote"] == 1
 
 
-@pytest.mark.skipif(COMPILED, reason="patches a method of a class compiled by mypyc (scripts/setup-fast.sh)")
 def test_player_count_sweep_and_its_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # 品茗 deals exactly 14; let it deal 14–15 (extra 村民) to exercise a sweep like 沉寂与取酒's 20..30
     from banshe.rulesets.pinming import rules
 
-    def deal(self: object, count: int, rng: random.Random) -> list[str]:
+    def deal(count: int, rng: random.Random, options: Mapping[str, Any]) -> list[str]:
         if count < 14:
             raise ValueError("too few")
         return list(rules.STANDARD_DECK) + [rules.VILLAGER] * (count - 14)
 
-    monkeypatch.setattr(rules.Pinming, "deal", deal)
+    monkeypatch.setattr(rules.PINMING, "dealer", deal)
     report, out = tmp_path / "sweep.html", tmp_path / "sweep.json"
     args = ["simulate", "--players", "14..15", "--games", "5", "--report", str(report), "--out", str(out)]
     assert main(args) == 0

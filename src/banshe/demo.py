@@ -90,7 +90,7 @@ def run_demo(ruleset: str, seed: int = 1, players: int | None = None) -> str:
         lines += ["", *extra]
     winner = rs.camp_name(state.winner) if state.winner else "无"
     lines += ["", f"结果：{winner}胜利，结束于{state.ended_in.label if state.ended_in else '—'}。", ""]
-    extra = rs.review(state)
+    extra = rs.review(state, None)
     if extra:
         lines += [*extra, ""]
     return "\n".join(lines)

@@ -1,6 +1,6 @@
 """Compile a board file (YAML, docs/boards.md) into the engine's `Ruleset` declaration.
 
-A library board becomes a `BoardRuleset` on the role library (`banshe.library`); a board whose
+A library board becomes a `Ruleset(...)` on the role library (`banshe.library`); a board whose
 rules are code (`code: 模块:对象`, the three seeds) names that code, and the compiler checks what
 the file says about it (id, roles, deck) against the code. Every error is a `BoardError` whose
 message (Chinese) names the file, the line and the field.
@@ -30,8 +30,8 @@ from banshe.engine.ruleset import (
     first_day,
     later_day,
 )
+from banshe.library import board as lib_board
 from banshe.library import flow
-from banshe.library.board import BoardRuleset
 from banshe.library.role import LibraryRole, Param
 from banshe.library.roles import find_role
 from banshe.library.state import BoardState
@@ -177,7 +177,7 @@ def _compile_code(doc: _Doc, data: dict[Any, Any], rid: str, name: str) -> Rules
 # -- a board on the role library --------------------------------------------------------------------
 def _compile_library(
     doc: _Doc, data: dict[Any, Any], text: str, rid: str, name: str, aliases: tuple[str, ...]
-) -> BoardRuleset:
+) -> Ruleset:
     camps = {str(k): str(v) for k, v in _mapping(doc, data.get("camps"), ("camps",)).items()}
     if not camps:
         raise doc.fail(("camps",), "至少要有一个阵营（阵营id: 中文名）")
@@ -393,7 +393,23 @@ def _compile_library(
         for r, lib in library.items()
     )
     sizes = sorted(decks)
-    rs = BoardRuleset(
+    board = lib_board.Board(
+        params=role_params,
+        out_hooks={r: lib.on_out for r, lib in library.items() if lib.on_out is not None},
+        voted_out_hooks={r: lib.on_voted_out for r, lib in library.items() if lib.on_voted_out is not None},
+        group_roles=groups,
+        sheriff_weight=float(weight),
+        decks=decks,
+        option_swaps=swaps,
+        option_adds=adds,
+        source=doc.source,
+        text=text,
+    )
+    # the roles' `can_be_voted` and `unvotable`: together, exactly whom the vote refuses
+    vote_blocks = tuple(lib.can_vote for lib in library.values() if lib.can_vote is not None)
+    voted_blocks = tuple(lib.can_be_voted for lib in library.values() if lib.can_be_voted is not None)
+    unvotable = tuple(lib.unvotable for lib in library.values() if lib.unvotable is not None)
+    rs = Ruleset(
         id=rid,
         name=name,
         aliases=aliases,
@@ -411,19 +427,17 @@ def _compile_library(
         last_words=last_words,
         win_conditions=tuple(conditions),
         state_type=BoardState,
-        params=role_params,
-        out_hooks={r: lib.on_out for r, lib in library.items() if lib.on_out is not None},
-        voted_out_hooks={r: lib.on_voted_out for r, lib in library.items() if lib.on_voted_out is not None},
-        vote_blocks=tuple(lib.can_vote for lib in library.values() if lib.can_vote is not None),
-        voted_blocks=tuple(lib.can_be_voted for lib in library.values() if lib.can_be_voted is not None),
-        unvotable=tuple(lib.unvotable for lib in library.values() if lib.unvotable is not None),
-        group_roles=groups,
-        sheriff_weight=float(weight),
-        decks=decks,
-        option_swaps=swaps,
-        option_adds=adds,
-        source=doc.source,
-        text=text,
+        board=board,
+        dealer=lib_board.deal_by_count(board, name, standard),
+        setup=lib_board.tell_identities,
+        on_phase_start=lib_board.open_phase,
+        on_out=flow.on_out,
+        can_vote=lib_board.first_refusal(vote_blocks),
+        can_be_voted=lib_board.first_refusal(voted_blocks),
+        votable=lib_board.living_less(unvotable),
+        vote_weight=lib_board.sheriff_counts(float(weight)),
+        red_card=flow.red_card,
+        legal_targets=lib_board.alive_or_badge,
     )
     declare(rid, _thread_policy(doc, data.get("thread")))
     return rs

@@ -17,7 +17,18 @@ from collections.abc import Sequence
 from .commands import ABSTAIN, CHANGE_VOTE, DIRECTOR_SKILLS, VOTE, Command, IllegalCommand
 from .core import shape_refusal, validate
 from .model import DAY, NIGHT, GameState, situation_of
-from .ruleset import FREE_TEXT, NO_TARGET, ONE_TARGET, SUCCESSOR, YES_NO, Ruleset, SkillRow, SkillRows, SkillSpec
+from .ruleset import (
+    FREE_TEXT,
+    NO_TARGET,
+    ONE_TARGET,
+    SUCCESSOR,
+    YES_NO,
+    Ruleset,
+    SkillRow,
+    SkillRows,
+    SkillSpec,
+    skill_stage,
+)
 
 # what an action set's options are
 NAMES = 0  # one target name each (a vote, a one-target skill)
@@ -139,9 +150,7 @@ def legal_actions(state: GameState, actor: str) -> list[ActionSet]:
         rows, unprompted = rs.legal_rows[me.role][situation + alive]
     except KeyError:
         kind = state.phase.kind
-        rows, unprompted = _skill_rows(
-            rs, kind, state.stage if kind == NIGHT else 0, alive, state.settling, me.role
-        )
+        rows, unprompted = _skill_rows(rs, kind, state.stage if kind == NIGHT else 0, alive, state.settling, me.role)
     head = state.prompts[0] if state.prompts else None
     if head is None or head.actor != actor:
         rows = unprompted  # no prompt skill can pass: the same rows in the same order without them
@@ -357,8 +366,8 @@ def _passes(state: GameState, spec: SkillSpec, c: Command) -> bool:
 
 
 def _stage_refuses(state: GameState, rs: Ruleset, actor: str, skill: str) -> bool:
-    """An overridden `stage_for` puts the skill outside tonight's open stages (asked once the
-    skill has candidates; both are pure)."""
+    """A declared `stage_for` (not the default `skill_stage`) puts the skill outside tonight's
+    open stages (asked once the skill has candidates; both are pure)."""
     stage = rs.stage_for(state, _commands(actor, skill).bare)
     return stage is not None and (
         stage < state.stage or (stage > state.stage and not rs.night_stages[stage].opens_with_night)
@@ -397,7 +406,7 @@ def _skill_rows(rs: Ruleset, kind: str, stage: int, alive: bool, settling: bool,
     key = situation_of(kind, stage, settling) + alive
     both = by_role.get(key)
     if both is None:
-        default_stage = type(rs).stage_for is Ruleset.stage_for
+        default_stage = rs.stage_for is skill_stage
         holders = rs.skill_holders()
         rows: list[SkillRow] = []
         for sid, spec in rs.skills.items():

@@ -178,6 +178,122 @@ class Condition:
     test: Predicate
 
 
+# The hooks a ruleset names (`Ruleset`'s hook fields): functions of the game state, the ruleset
+# read from `state.rules` where one needs it
+Gate = Callable[[GameState, Command], str | None]
+Dealer = Callable[[int, random.Random, Mapping[str, Any]], list[str]]
+RolesCheck = Callable[[Sequence[str]], None]
+PhaseHook = Callable[[GameState], None]
+OutTrigger = Callable[[GameState, str, str], None]
+CampHook = Callable[[GameState, str], None]
+SeatRefusal = Callable[[GameState, str], str | None]
+Votable = Callable[[GameState], Sequence[str]]
+VoteWeight = Callable[[GameState, str], float]
+SeatHook = Callable[[GameState, str], None]
+Deduct = Callable[[GameState, str, int], None]
+Review = Callable[[GameState, Mapping[str, Any] | None], list[str]]
+PostRefusal = Callable[[GameState, str, str], str | None]
+Targets = Callable[[GameState, str, str], list[tuple[str, ...]]]
+ReviewText = Callable[[GameState], list[str]]
+IdentityText = Callable[[GameState, str], str]
+StageFor = Callable[[GameState, Command], int | None]
+
+
+# -- the engine's default hooks (what a ruleset that names none gets) ---------------------------
+def no_gate(state: GameState, cmd: Command) -> str | None:
+    """`Ruleset.gate`: no reason to refuse every command for now."""
+    return None
+
+
+def no_roles_check(roles: Sequence[str]) -> None:
+    """`Ruleset.validate_roles`: every dealt set of identities is possible."""
+
+
+def standard_setup(state: GameState) -> None:
+    """`Ruleset.setup` for declared `roles` (camps, lives and charges are already given): every
+    camp of `camp_names` is in the game, and each character is told its identity
+    (`identity_text`). Without declared roles: nothing."""
+    rs: Ruleset = state.rules
+    if not rs.roles:
+        return
+    from .core import notice
+
+    state.camps_in_game = list(rs.camp_names)
+    for c in state.chars.values():
+        notice(state, c.name, rs.identity_text(state, c.name), role=rs.role_name(c.role), camp=c.camp)
+
+
+def nothing(state: GameState) -> None:
+    """`Ruleset.on_phase_start`: no 公示, no resets."""
+
+
+def no_out_trigger(state: GameState, name: str, cause: str) -> None:
+    """`Ruleset.announce_out`, `Ruleset.on_out`: an out announces and triggers nothing more."""
+
+
+def no_camp_hook(state: GameState, camp: str) -> None:
+    """`Ruleset.on_camp_lost`: nothing follows a camp's loss."""
+
+
+def no_refusal(state: GameState, name: str) -> str | None:
+    """`Ruleset.can_vote`, `Ruleset.can_be_voted`: every alive seat may vote and be voted."""
+    return None
+
+
+def votable_seats(state: GameState) -> Sequence[str]:
+    """`Ruleset.votable`: the alive seats, in seating order, that `can_be_voted` accepts."""
+    can_be_voted = state.rules.can_be_voted
+    return [c.name for c in state.chars.values() if c.alive and can_be_voted(state, c.name) is None]
+
+
+def one_vote(state: GameState, voter: str) -> float:
+    """`Ruleset.vote_weight`: every vote counts once."""
+    return 1.0
+
+
+def no_seat_hook(state: GameState, name: str) -> None:
+    """`Ruleset.red_card`: a 红牌 that comes due changes nothing more."""
+
+
+def no_deductions(state: GameState, name: str, points: int) -> None:
+    """`Ruleset.on_deduct`: the ruleset has no 扣分."""
+    from .commands import IllegalCommand
+
+    raise IllegalCommand("本规则没有扣分制度")
+
+
+def no_review(state: GameState, after: Mapping[str, Any] | None) -> list[str]:
+    """`Ruleset.review`: no extra 复盘 lines."""
+    return []
+
+
+def no_post_refusal(state: GameState, author: str, text: str) -> str | None:
+    """`Ruleset.check_post`: any thread post is speech."""
+    return None
+
+
+def alive_target_tuples(state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:
+    """`Ruleset.legal_targets`: each alive character as a one-target tuple."""
+    return [(n,) for n in state.alive_names()]
+
+
+def no_review_text(state: GameState) -> list[str]:
+    """`Ruleset.review_text`: no extra lines."""
+    return []
+
+
+def role_and_camp_text(state: GameState, name: str) -> str:
+    """`Ruleset.identity_text`: 你的身份是<identity>（<camp>）。"""
+    rs: Ruleset = state.rules
+    c = state.char(name)
+    return f"你的身份是{rs.role_name(c.role)}（{rs.camp_name(c.camp)}）。"
+
+
+def skill_stage(state: GameState, cmd: Command) -> int | None:
+    """`Ruleset.stage_for`: the command's skill's night stage (`Ruleset.stage_of`)."""
+    return state.rules.stage_of(cmd.skill)  # type: ignore[no-any-return]  # `state.rules` is typed Any
+
+
 # a row of `legal_commands`' table: (skill id, spec, needs the full `is_legal`, needs the
 # `stage_for` check, target shape, how its options are found (`actions.ONE_CHECK` or 0), its
 # `members_of`); the rows for all skills, and for the non-prompt ones
@@ -185,19 +301,21 @@ SkillRow = tuple[str, SkillSpec, bool, bool, str, int, str]
 SkillRows = tuple[list[SkillRow], list[SkillRow]]
 
 
+@final  # a ruleset is one `Ruleset(...)`: its hooks are declared fields, never overrides
 @dataclass
 class Ruleset:
-    """A ruleset: a declaration (roles, skills, night stages, settlement steps, win and loss
-    conditions …), made as `Ruleset(...)` or as a subclass that also overrides the hooks below
-    for what is not data yet; a ruleset package registers one instance. The methods marked
-    `final` read the declarations for the engine and are never overridden."""
+    """A ruleset: one `Ruleset(...)` made from a declaration (roles, skills, night stages,
+    settlement steps, win and loss conditions …) and the hook functions it names for what is
+    not data (`gate`, `setup`, `on_out` …: each a declared field, the engine's default where
+    the ruleset names none); a ruleset package registers one instance. Nothing subclasses it:
+    the methods read the declarations for the engine."""
 
     id: str = ""
     name: str = ""
     aliases: tuple[str, ...] = ()
     # the identities as data (`Role`); a ruleset that declares them leaves `role_names` to the
-    # engine. A ruleset without them names its roles in `role_names` and writes its own
-    # `skill_holders` and starting charges (`setup`).
+    # engine. A ruleset without them names its roles in `role_names` and gives the starting
+    # camps and charges in its `setup` (its `skill_holders` is then {}).
     roles: tuple[Role, ...] = ()
     role_names: Mapping[str, str] = field(default_factory=dict)
     camp_names: Mapping[str, str] = field(default_factory=dict)
@@ -207,7 +325,7 @@ class Ruleset:
     # a phase's settlement as named steps, by phase kind (开局/第N天/第N夜's `Phase.kind`); the
     # engine reads it (`settlement`, `run_task`). A kind without steps settles nothing.
     settle: Mapping[str, tuple[Task, ...]] = field(default_factory=dict)
-    # the standard deal (role ids, one per seat) of the default `deal`; () : `deal` is written
+    # the standard deal (role ids, one per seat) where the ruleset names no `dealer`
     deck: tuple[str, ...] = ()
     # the `deck` is the ruleset's only board (品茗: 14 characters): the director service refuses a
     # game with another deck, 自定义板子 included; the engine still seats a smaller cast (scenarios)
@@ -225,6 +343,69 @@ class Ruleset:
     out_and_triggers_one_change: bool = False
     # where the ruleset queues a night's notices for the next day's opening (`day_opening`)
     report_key: str = "report"
+    # other names of identities (沉寂与取酒's 爱神 for 丘比特), read by `role_id`
+    role_aliases: Mapping[str, str] = field(default_factory=dict)
+    # camps that are a display name only and never win (感染's 无阵营): left out of `playing_camps`
+    display_only_camps: frozenset[str] = frozenset()
+    # skills a character may come to hold whatever its identity (感染's 咬噬/吸血, by infection):
+    # `skill_holders` promises no holders for them
+    skills_held_by_anyone: frozenset[str] = frozenset()
+    # the package that declares the ruleset, where its `bots` and `effects` modules are found
+    # (`registry.ruleset_module`); "": none
+    package: str = ""
+    # what a board declares beyond these fields (`banshe.library.board.Board`: its roles'
+    # parameters and hooks …), read by the functions it names as `state.rules.board`; None for
+    # a ruleset written as code
+    board: Any = None
+
+    # -- the hooks: the functions the ruleset names for what is not data; one it leaves out is
+    # the engine's default named here. The engine calls each as `rs.<hook>(...)`; a function
+    # that needs its ruleset reads `state.rules` (or closes over what it needs).
+
+    # A reason to refuse every command for now (拍刀环节 closes the thread), or None.
+    gate: Gate = no_gate
+    # The identities to deal for a game with these options, `(count, rng, options)` (the engine
+    # shuffles them); None: the declared `deck` (`deal_with`).
+    dealer: Dealer | None = None
+    # Raise ValueError (Chinese) when a dealt set of identities is impossible.
+    validate_roles: RolesCheck = no_roles_check
+    # Give characters their camps, lives and charges; form groups; send identities.
+    setup: PhaseHook = standard_setup
+    # Day-start 公示 and per-phase resets.
+    on_phase_start: PhaseHook = nothing
+    # An out's own announcements (沉寂与取酒's 死士出局！): part of the out, not settlement after
+    # it — made before win/loss is judged, so also when the out wins the game.
+    announce_out: OutTrigger = no_out_trigger
+    # Triggers of an out: 殉情, prompts (最后一枪, 殉职), 遗言 rights.
+    on_out: OutTrigger = no_out_trigger
+    # A camp has just been judged lost (before the win conditions are checked).
+    on_camp_lost: CampHook = no_camp_hook
+    # A reason a seat may not vote, or may not be voted, now (None: it may).
+    can_vote: SeatRefusal = no_refusal
+    can_be_voted: SeatRefusal = no_refusal
+    # The alive seats, in seating order, that `can_be_voted` accepts (the bots' vote targets;
+    # read, never changed): a ruleset may name one that computes the same answer faster.
+    votable: Votable = votable_seats
+    vote_weight: VoteWeight = one_vote
+    # A 红牌 that has come due (罚下).
+    red_card: SeatHook = no_seat_hook
+    # A director's 扣分 `(state, name, points)`.
+    on_deduct: Deduct = no_deductions
+    # Extra 复盘 lines for a finished game (an achievement or coin table …). Its second argument
+    # holds what happens after the game ends (a scenario's `review` block: 评奖 votes …) or None.
+    review: Review = no_review
+    # A reason to refuse a thread post `(state, author, text)` (沉寂与取酒's 癫狂 speech rule), or None.
+    check_post: PostRefusal = no_post_refusal
+    # Candidate target tuples for a bot to try; each is still checked by the engine.
+    legal_targets: Targets = alive_target_tuples
+    # Extra lines for the 复盘 (demo, director's review), e.g. 感染's infection chain.
+    review_text: ReviewText = no_review_text
+    identity_text: IdentityText = role_and_camp_text
+    # The night stage a command belongs to (感染: 穆图's 咬噬 settles before a 狼人's). It
+    # depends on the actor and the skill only, never on the targets (`legal_commands` asks it
+    # once per skill).
+    stage_for: StageFor = skill_stage
+
     # the ruleset's typed game data (`GameState.ext`), made once per game by `new_game`
     state_type: type[RulesetState] = RulesetState
     # tables the engine derives from the declaration, once per ruleset (not part of it)
@@ -237,6 +418,7 @@ class Ruleset:
     role_table: dict[str, Role] = field(default_factory=dict, init=False, repr=False, compare=False)
     holders_table: dict[str, frozenset[str]] = field(default_factory=dict, init=False, repr=False, compare=False)
     task_table: dict[str, Settle] = field(default_factory=dict, init=False, repr=False, compare=False)
+    promise_table: dict[str, frozenset[str]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self._derive_stages()
@@ -257,6 +439,9 @@ class Ruleset:
             sid: frozenset(r.id for r in self.roles if sid in r.skills)
             for sid in self.skills
             if any(sid in r.skills for r in self.roles)
+        }
+        self.promise_table = {
+            sid: roles for sid, roles in self.holders_table.items() if sid not in self.skills_held_by_anyone
         }
 
     def _derive_stages(self) -> None:
@@ -291,10 +476,13 @@ class Ruleset:
         return self.camp_names.get(camp, camp)
 
     def playing_camps(self) -> list[str]:
-        """The camps that can win (reports list these); a ruleset with a display-only camp overrides it."""
-        return list(self.camp_names)
+        """The camps that can win (reports list these): `camp_names` less `display_only_camps`."""
+        return [camp for camp in self.camp_names if camp not in self.display_only_camps]
 
     def role_id(self, name: str) -> str | None:
+        alias = self.role_aliases.get(name)
+        if alias:
+            return alias
         if name in self.role_names:
             return name
         for rid, zh in self.role_names.items():
@@ -330,28 +518,18 @@ class Ruleset:
             self.stage_table_for = stages
         return self.stage_table.get(skill)
 
-    def stage_for(self, state: GameState, cmd: Command) -> int | None:
-        """The night stage a command belongs to; by default its skill's stage. A ruleset whose
-        skill settles in different stages by actor (感染: 穆图's 咬噬 vs a 狼人's) overrides it. It
-        depends on the actor and the skill only, never on the targets (`legal_commands` asks it
-        once per skill)."""
-        return self.stage_of(cmd.skill)
-
-    # -- the declarations, read for the engine (final: a ruleset declares, never overrides) ---
-    @final
+    # -- the declarations, read for the engine ---------------------------------------------
     def on_stage_closed(self, state: GameState, stage: int) -> None:
         """What flows once night stage `stage` closes (通灵 …): the stage's declared `on_close`."""
         close = self.night_stages[stage].on_close
         if close is not None:
             close(state)
 
-    @final
     def settlement(self, state: GameState) -> list[tuple[Any, ...]]:
         """The tasks that settle the current phase once it is closed, in order: the declared
         `settle` steps of the phase's kind whose `when` holds, as `(name,)`."""
         return [(t.name,) for t in self.settle.get(state.phase.kind, ()) if t.when is None or t.when(state)]
 
-    @final
     def run_task(self, state: GameState, task: tuple[Any, ...]) -> None:
         """Settle one agenda task: the declared `settle` step of that name."""
         run = self.task_table.get(task[0])
@@ -359,7 +537,6 @@ class Ruleset:
             raise NotImplementedError(task[0])
         run(state)
 
-    @final
     def answer_prompt(self, state: GameState, prompt: Prompt, cmd: Command) -> None:
         """Check and apply the answer to `prompt` (raise IllegalCommand to refuse it): the
         skill's declared `check`, then its `answer` (`apply_legal`; `validate` checks the answer
@@ -370,13 +547,11 @@ class Ruleset:
         spec.check(state, cmd)
         spec.answer(state, prompt, cmd)
 
-    @final
     def check_answer(self, state: GameState, prompt: Prompt, cmd: Command) -> None:
         """Raise IllegalCommand when `cmd` may not answer `prompt`, changing nothing: the
         skill's declared `check`, which holds every refusal of an answer."""
         self.skills[prompt.skill].check(state, cmd)
 
-    @final
     def prompt_default(self, state: GameState, prompt: Prompt) -> None:
         """What happens when `prompt` is not answered in time: the skill's declared `on_timeout`
         (none: nothing)."""
@@ -384,13 +559,16 @@ class Ruleset:
         if spec is not None and spec.on_timeout is not None:
             spec.on_timeout(state, prompt)
 
-    # -- hooks (overridden by rulesets) -----------------------------------------------------
-    def gate(self, state: GameState, cmd: Command) -> str | None:
-        """A reason to refuse every command for now (拍刀环节 closes the thread), or None."""
-        return None
-
+    # -- the deal and the identities -------------------------------------------------------
     def deal(self, count: int, rng: random.Random) -> list[str]:
-        """The identities to deal (the engine shuffles them); by default the declared `deck`."""
+        """The identities to deal with the options' defaults (`deal_with`)."""
+        return self.deal_with(count, rng, {k: o.default for k, o in self.options.items()})
+
+    def deal_with(self, count: int, rng: random.Random, options: Mapping[str, Any]) -> list[str]:
+        """The identities to deal for a game with these options (the engine shuffles them): the
+        declared `dealer`'s, or else the declared `deck`."""
+        if self.dealer is not None:
+            return self.dealer(count, rng, options)
         if not self.deck:
             raise NotImplementedError
         if count != len(self.deck):
@@ -398,92 +576,14 @@ class Ruleset:
             raise ValueError(f"{self.name}的标准配置是{n}人，随机发身份需要恰好{n}名玩家")
         return list(self.deck)
 
-    def deal_with(self, count: int, rng: random.Random, options: Mapping[str, Any]) -> list[str]:
-        """The identities to deal for a game with these options (a board whose options change
-        its deck); by default `deal`, which does not depend on them."""
-        return self.deal(count, rng)
-
-    def validate_roles(self, roles: Sequence[str]) -> None:
-        """Raise ValueError (Chinese) when a dealt set of identities is impossible."""
-
-    def setup(self, state: GameState) -> None:
-        """Give characters their camps, lives and charges; form groups; send identities. By
-        default (declared `roles`: camps, lives and charges are already given): every camp of
-        `camp_names` is in the game, and each character is told its identity (`identity_text`)."""
-        if not self.roles:
-            return
-        from .core import notice
-
-        state.camps_in_game = list(self.camp_names)
-        for c in state.chars.values():
-            notice(state, c.name, self.identity_text(state, c.name), role=self.role_name(c.role), camp=c.camp)
-
-    def on_phase_start(self, state: GameState) -> None:
-        """Day-start 公示 and per-phase resets."""
-
-    def announce_out(self, state: GameState, name: str, cause: str) -> None:
-        """An out's own announcements (沉寂与取酒's 死士出局！): part of the out, not settlement
-        after it — made before win/loss is judged, so also when the out wins the game."""
-
-    def on_out(self, state: GameState, name: str, cause: str) -> None:
-        """Triggers of an out: 殉情, prompts (最后一枪, 殉职), 遗言 rights."""
-
-    def on_camp_lost(self, state: GameState, camp: str) -> None:
-        """A camp has just been judged lost (before the win conditions are checked)."""
-
-    def can_vote(self, state: GameState, voter: str) -> str | None:
-        return None
-
-    def can_be_voted(self, state: GameState, target: str) -> str | None:
-        return None
-
-    def votable(self, state: GameState) -> Sequence[str]:
-        """The alive seats, in seating order, that `can_be_voted` accepts (the bots' vote
-        targets; read, never changed). A ruleset may override it with the same answer computed
-        faster."""
-        can_be_voted = self.can_be_voted
-        return [c.name for c in state.chars.values() if c.alive and can_be_voted(state, c.name) is None]
-
-    def vote_weight(self, state: GameState, voter: str) -> float:
-        return 1.0
-
-    def red_card(self, state: GameState, name: str) -> None:
-        """A 红牌 that has come due (罚下)."""
-
-    def on_deduct(self, state: GameState, name: str, points: int) -> None:
-        """A director's 扣分."""
-        from .commands import IllegalCommand
-
-        raise IllegalCommand("本规则没有扣分制度")
-
-    def review(self, state: GameState, after: Mapping[str, Any] | None = None) -> list[str]:
-        """Extra 复盘 lines for a finished game (an achievement or coin table …). `after` holds what
-        happens after the game ends (a scenario's `review` block: 评奖 votes …)."""
-        return []
-
-    def check_post(self, state: GameState, author: str, text: str) -> str | None:
-        """A reason to refuse a thread post by `author` (沉寂与取酒's 癫狂 speech rule), or None."""
-        return None
-
     def skill_holders(self) -> Mapping[str, Collection[str]]:
         """Skill id -> the identities (role ids) `legal_targets` may offer it to: for an actor
         whose current role is not listed, `legal_targets(state, actor, skill)` is always empty,
         so `legal_commands` skips the skill without asking. A skill not listed: no such promise.
-        Derived from the declared `roles` (every skill some role lists); {} without them."""
-        return self.holders_table
+        Derived from the declared `roles` (every skill some role lists, less
+        `skills_held_by_anyone`); {} without them."""
+        return self.promise_table
 
     def starting_role(self, role: str) -> Role | None:
         """The declared `Role` of an identity (None: the ruleset declares no roles)."""
         return self.role_table.get(role)
-
-    def legal_targets(self, state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:
-        """Candidate target tuples for a bot to try; each is still checked by the engine."""
-        return [(n,) for n in state.alive_names()]
-
-    def review_text(self, state: GameState) -> list[str]:
-        """Extra lines for the 复盘 (demo, director's review), e.g. 感染's infection chain."""
-        return []
-
-    def identity_text(self, state: GameState, name: str) -> str:
-        c = state.char(name)
-        return f"你的身份是{self.role_name(c.role)}（{self.camp_name(c.camp)}）。"

@@ -3,8 +3,8 @@
 
 Above the engine, below the boards (`banshe.boards` compiles a board file onto it)."""
 
-from .board import BoardRuleset
+from .board import Board
 from .role import LibraryRole, Param
 from .roles import LIBRARY, find_role
 
-__all__ = ["LIBRARY", "BoardRuleset", "LibraryRole", "Param", "find_role"]
+__all__ = ["LIBRARY", "Board", "LibraryRole", "Param", "find_role"]

@@ -35,7 +35,7 @@ GUARD = "guard"  # the 守卫's id (its 守护 changes the night's settlement)
 # -- 开局 ---------------------------------------------------------------------------------------
 def form_groups(state: GameState) -> None:
     """开局 closes: each group (狼群 …) is formed of its members, who are told one another."""
-    table: dict[str, tuple[str, ...]] = state.rules.group_roles
+    table: dict[str, tuple[str, ...]] = state.rules.board.group_roles
     for group, roles in table.items():
         members = [c.name for c in state.chars.values() if c.role in roles]
         members.sort(key=lambda n: state.chars[n].seat)
@@ -54,7 +54,7 @@ def on_out(state: GameState, name: str, cause: str) -> None:
     c = state.chars[name]
     if cause != "罚下":
         grant_last_words(state, name, "次日讨论日开始前提交")
-    hook = state.rules.out_hooks.get(c.role)
+    hook = state.rules.board.out_hooks.get(c.role)
     if hook is not None:
         hook(state, name, cause)
     if state.sheriff == name:
@@ -141,7 +141,7 @@ def resolve_vote(state: GameState) -> None:
         announce(state, "平票，无人出局。" if top else "无人出局。")
         return
     target = top[0]
-    hook = state.rules.voted_out_hooks.get(state.chars[target].role)
+    hook = state.rules.board.voted_out_hooks.get(state.chars[target].role)
     if hook is not None and hook(state, target):
         return
     announce(state, f"{target}被投票出局。")

@@ -5,7 +5,7 @@ candidates, prompts, timeouts, intents for the bots and irreversibility for the 
 parameters (`Param`: what a board may set, e.g. the 女巫's self-save rule), its starting charges,
 the group it joins (who shares a chat and a kill), and small hooks for what happens to it (its out,
 its being voted out, whether it may vote). A board names it and sets its parameters; the board
-compiler (`banshe.boards`) turns the board into one `BoardRuleset`.
+compiler (`banshe.boards`) turns the board into one `Ruleset(...)` with its `Board`.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ class LibraryRole:
 # -- small helpers every role module uses --------------------------------------------------------
 def params(state: GameState, role: str) -> Mapping[str, Any]:
     """The board's parameters for `role` (defaults filled in by the compiler)."""
-    table: Mapping[str, Mapping[str, Any]] = state.rules.params
+    table: Mapping[str, Mapping[str, Any]] = state.rules.board.params
     return table.get(role, {})
 
 

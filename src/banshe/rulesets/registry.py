@@ -119,9 +119,10 @@ def all_rulesets() -> list[Ruleset]:
 
 
 def ruleset_module(rules: Ruleset, name: str) -> ModuleType | None:
-    """The module `name` (`bots`, `effects`) of the package that declares `rules`, imported;
-    None when that package has none. Adapters find a ruleset's bots and effect counters here."""
-    package = type(rules).__module__.rpartition(".")[0]
+    """The module `name` (`bots`, `effects`) of the package that declares `rules` (its
+    `package`), imported; None when it names none or that package has none. Adapters find a
+    ruleset's bots and effect counters here."""
+    package = rules.package
     full = f"{package}.{name}"
     if not package or importlib.util.find_spec(full) is None:
         return None

@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 from ..engine.commands import Command, IllegalCommand
 from ..engine.core import apply_in_place, new_game
 from ..engine.model import Phase
+from ..library.board import board_file_text
 from . import import_schema
 from . import schedule as sched
 from .board import check_fixed_deck
@@ -60,7 +61,7 @@ class Transfer(Store):
                 "version": 1,
                 "title": game.title,
                 "ruleset": rs.name,
-                **({"board": getattr(rs, "text", "")} if is_uploaded(rs.id) else {}),
+                **({"board": board_file_text(rs)} if is_uploaded(rs.id) else {}),
                 "seed": game.seed,
                 "options": game.options,
                 "players": game.players,

@@ -117,6 +117,7 @@ KILL_CAUSES = ("杀人", "撕咬")
 WOLF_GROUP, LOVER_GROUP = "wolves", "lovers"
 OPTION_COINS = "竞拍金币总额"
 
+
 # -- small queries -----------------------------------------------------------------------------
 def is_wolf(c: Character) -> bool:
     return c.role in WOLVES
@@ -1377,124 +1378,126 @@ ROLES = (
 ROLE_NAMES = {r.id: r.name for r in ROLES}
 
 
-class Chenji(Ruleset):
-    def role_id(self, name: str) -> str | None:
-        return ROLE_ALIASES.get(name) or super().role_id(name)
+def deal_cast(count: int, rng: random.Random, options: Mapping[str, Any]) -> list[str]:
+    # 游戏开始前，将在10个普通身份中抽选出6个 (and 20 to 30 characters): no fixed `deck`
+    return deal(count, rng)
 
-    def deal(self, count: int, rng: random.Random) -> list[str]:
-        # 游戏开始前，将在10个普通身份中抽选出6个 (and 20 to 30 characters): no fixed `deck`
-        return deal(count, rng)
 
-    def validate_roles(self, roles: Any) -> None:
-        for role in UNIQUE:
-            if list(roles).count(role) > 1:
-                raise ValueError(f"沉寂与取酒最多只能有一名{ROLE_NAMES[role]}")
+def check_deal(roles: Sequence[str]) -> None:
+    for role in UNIQUE:
+        if list(roles).count(role) > 1:
+            raise ValueError(f"沉寂与取酒最多只能有一名{ROLE_NAMES[role]}")
 
-    def setup(self, state: GameState) -> None:
-        # camps, lives and charges come from `ROLES` (new_game)
-        for c in state.chars.values():
-            notice(state, c.name, f"你的身份是{ROLE_NAMES[c.role]}。", role=ROLE_NAMES[c.role])
-        state.camps_in_game = []
-        tell_white_wolf(state)
 
-    def on_phase_start(self, state: GameState) -> None:
-        if state.phase.kind == NIGHT:
-            announce(state, f"{state.phase.label}开始，请有夜间技能的角色在时限内行动。")
-            return
-        announce(
-            state,
-            day_opening(
-                state, "今天投票选举警长，不会有人因投票出局。", vote_out=False, no_night_outs="昨夜没有角色出局。"
-            ),
-        )
+def setup(state: GameState) -> None:
+    # camps, lives and charges come from `ROLES` (new_game)
+    for c in state.chars.values():
+        notice(state, c.name, f"你的身份是{ROLE_NAMES[c.role]}。", role=ROLE_NAMES[c.role])
+    state.camps_in_game = []
+    tell_white_wolf(state)
 
-    def announce_out(self, state: GameState, name: str, cause: str) -> None:
-        announce_out(state, name, cause)
 
-    def on_out(self, state: GameState, name: str, cause: str) -> None:
-        on_out(state, name, cause)
+def open_phase(state: GameState) -> None:
+    if state.phase.kind == NIGHT:
+        announce(state, f"{state.phase.label}开始，请有夜间技能的角色在时限内行动。")
+        return
+    announce(
+        state,
+        day_opening(
+            state, "今天投票选举警长，不会有人因投票出局。", vote_out=False, no_night_outs="昨夜没有角色出局。"
+        ),
+    )
 
-    def on_camp_lost(self, state: GameState, camp: str) -> None:
-        # 遗志<锁定技> — 狼人阵营优先判负后，狼人阵营的狼人失去【杀人】，情侣获得【杀人】
-        if camp != WOLF or LOVERS not in state.camps_in_game or LOVERS in state.lost_camps:
-            return
-        pair = lovers(state)
-        if not any(is_wolf(state.chars[n]) for n in pair):
-            return
-        data = ext(state)
-        data.killer = None
-        data.lovers_kill = True
-        # 此事件触发时会通知情侣阵营与狼人阵营 (rulings 2026-12-04): every 情侣阵营 member — the lovers,
-        # the 丘比特 when he is in it — and every alive wolf-camp character
-        lovers_camp = [*pair, *(c.name for c in state.chars.values() if c.camp == LOVERS and c.name not in pair)]
-        told = [*lovers_camp, *(c.name for c in state.alive() if c.camp == WOLF and c.name not in pair)]
-        for n in told:
-            feedback(state, n, "遗志", None, None, "狼人阵营判负，情侣获得【杀人】。")
 
-    def can_vote(self, state: GameState, voter: str) -> str | None:
-        if FAKE_DEATH in state.chars[voter].statuses:
-            return f"{voter}处于假死状态，不能投票"
+def on_camp_lost(state: GameState, camp: str) -> None:
+    # 遗志<锁定技> — 狼人阵营优先判负后，狼人阵营的狼人失去【杀人】，情侣获得【杀人】
+    if camp != WOLF or LOVERS not in state.camps_in_game or LOVERS in state.lost_camps:
+        return
+    pair = lovers(state)
+    if not any(is_wolf(state.chars[n]) for n in pair):
+        return
+    data = ext(state)
+    data.killer = None
+    data.lovers_kill = True
+    # 此事件触发时会通知情侣阵营与狼人阵营 (rulings 2026-12-04): every 情侣阵营 member — the lovers,
+    # the 丘比特 when he is in it — and every alive wolf-camp character
+    lovers_camp = [*pair, *(c.name for c in state.chars.values() if c.camp == LOVERS and c.name not in pair)]
+    told = [*lovers_camp, *(c.name for c in state.alive() if c.camp == WOLF and c.name not in pair)]
+    for n in told:
+        feedback(state, n, "遗志", None, None, "狼人阵营判负，情侣获得【杀人】。")
+
+
+def fake_dead_voter(state: GameState, voter: str) -> str | None:
+    if FAKE_DEATH in state.chars[voter].statuses:
+        return f"{voter}处于假死状态，不能投票"
+    return None
+
+
+def fake_dead_target(state: GameState, target: str) -> str | None:
+    if FAKE_DEATH in state.chars[target].statuses:
+        return f"{target}处于假死状态，不能成为投票对象"
+    return None
+
+
+def votable(state: GameState) -> list[str]:
+    # `fake_dead_target`, inline: asked for every voter
+    return [c.name for c in state.chars.values() if c.alive and FAKE_DEATH not in c.statuses]
+
+
+def vote_weight(state: GameState, voter: str) -> float:
+    # 带队<锁定技> — 警长投出的票计为两票; 已发动【装傻】的白痴投票作废
+    return float(vote_power(state, voter))
+
+
+def record_deduction(state: GameState, name: str, points: int) -> None:
+    # 乐在其中: 游戏过程中未扣至6分 / 未被扣分 — the director's 扣分 ledger
+    c = state.chars[name]
+    c.marks["deducted"] = c.marks.get("deducted", 0) + points
+    notice(state, name, f"你被扣{points}分（累计{c.marks['deducted']}分）。")
+
+
+def review(state: GameState, after: Mapping[str, Any] | None = None) -> list[str]:
+    """成就与金币表. `after`: {评奖: {投票者: 被投者}, 完整参与评奖: [...], 竞拍金币总额: N}."""
+    from .achievements import PostGame, table
+
+    if not state.over:
+        return []
+    after = after or {}
+    # 评奖 posted as commands after the game, plus any recorded in the scenario's review block
+    votes = dict(ext(state).award_votes)
+    votes.update({str(k): str(v) for k, v in (after.get("评奖") or {}).items()})
+    part = after.get("完整参与评奖")
+    post = PostGame(votes, None if part is None else {str(p) for p in part})
+    coins = after.get("竞拍金币总额")
+    return table(state, post, None if coins is None else int(coins))
+
+
+def mad_post_refusal(state: GameState, author: str, text: str) -> str | None:
+    # 癫狂状态: 除“投票对象”外，只能使用表情以及16种汉字、空格与换行 — a character name only as the
+    # target of a well-formed vote line (rulings 2026-12-04; `speech.py`)
+    if MAD not in state.chars[author].statuses:
         return None
-
-    def can_be_voted(self, state: GameState, target: str) -> str | None:
-        if FAKE_DEATH in state.chars[target].statuses:
-            return f"{target}处于假死状态，不能成为投票对象"
-        return None
-
-    def votable(self, state: GameState) -> list[str]:
-        # `can_be_voted`, inline: asked for every voter
-        return [c.name for c in state.chars.values() if c.alive and FAKE_DEATH not in c.statuses]
-
-    def vote_weight(self, state: GameState, voter: str) -> float:
-        # 带队<锁定技> — 警长投出的票计为两票; 已发动【装傻】的白痴投票作废
-        return float(vote_power(state, voter))
-
-    def on_deduct(self, state: GameState, name: str, points: int) -> None:
-        # 乐在其中: 游戏过程中未扣至6分 / 未被扣分 — the director's 扣分 ledger
-        c = state.chars[name]
-        c.marks["deducted"] = c.marks.get("deducted", 0) + points
-        notice(state, name, f"你被扣{points}分（累计{c.marks['deducted']}分）。")
-
-    def review(self, state: GameState, after: Mapping[str, Any] | None = None) -> list[str]:
-        """成就与金币表. `after`: {评奖: {投票者: 被投者}, 完整参与评奖: [...], 竞拍金币总额: N}."""
-        from .achievements import PostGame, table
-
-        if not state.over:
-            return []
-        after = after or {}
-        # 评奖 posted as commands after the game, plus any recorded in the scenario's review block
-        votes = dict(ext(state).award_votes)
-        votes.update({str(k): str(v) for k, v in (after.get("评奖") or {}).items()})
-        part = after.get("完整参与评奖")
-        post = PostGame(votes, None if part is None else {str(p) for p in part})
-        coins = after.get("竞拍金币总额")
-        return table(state, post, None if coins is None else int(coins))
-
-    def check_post(self, state: GameState, author: str, text: str) -> str | None:
-        # 癫狂状态: 除“投票对象”外，只能使用表情以及16种汉字、空格与换行 — a character name only as the
-        # target of a well-formed vote line (rulings 2026-12-04; `speech.py`)
-        if MAD not in state.chars[author].statuses:
-            return None
-        return mad_speech_refusal(text, state.order)
-
-    def legal_targets(self, state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:
-        """Candidates to try, each still checked by the engine, for the skills that declare none
-        (`SkillSpec.candidates`; no-target and text skills need none): 爱神之箭's pairs and the
-        prompts' answers (最后一枪, 殉职, 指认). A skill's holders only (`ROLES`). How often a bot
-        uses a skill is the bots' (`bots.py`)."""
-        c = state.chars[actor]
-        owners = self.holders_table.get(skill)
-        if owners is not None and c.role not in owners:
-            return []  # not this identity's skill: nothing to try
-        if skill == ARROW:
-            rng = random.Random(len(state.log) * 31 + c.seat)  # a few pairs, the same on every replay
-            return [tuple(rng.sample(state.order, 2)) for _ in range(2)]
-        if skill == HEIR:
-            return [(n,) for n in state.alive_names() if n != actor]  # 指认: 其他角色
-        return [(n,) for n in state.alive_names()]
+    return mad_speech_refusal(text, state.order)
 
 
-CHENJI = Chenji(
+def legal_targets(state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:
+    """Candidates to try, each still checked by the engine, for the skills that declare none
+    (`SkillSpec.candidates`; no-target and text skills need none): 爱神之箭's pairs and the
+    prompts' answers (最后一枪, 殉职, 指认). A skill's holders only (`ROLES`). How often a bot
+    uses a skill is the bots' (`bots.py`)."""
+    c = state.chars[actor]
+    owners = CHENJI.holders_table.get(skill)
+    if owners is not None and c.role not in owners:
+        return []  # not this identity's skill: nothing to try
+    if skill == ARROW:
+        rng = random.Random(len(state.log) * 31 + c.seat)  # a few pairs, the same on every replay
+        return [tuple(rng.sample(state.order, 2)) for _ in range(2)]
+    if skill == HEIR:
+        return [(n,) for n in state.alive_names() if n != actor]  # 指认: 其他角色
+    return [(n,) for n in state.alive_names()]
+
+
+CHENJI = Ruleset(
     id="chenji",
     name="沉寂与取酒",
     aliases=("沉取", "chenji", "沉寂与取酒V1.5"),
@@ -1520,6 +1523,23 @@ CHENJI = Chenji(
         Condition("吹笛者阵营胜利条件", _piper_wins),
         Condition("狼人阵营胜利条件", _wolves_win),
     ),
+    package="banshe.rulesets.chenji",  # its bots and effects
+    role_aliases=ROLE_ALIASES,
+    dealer=deal_cast,
+    validate_roles=check_deal,
+    setup=setup,
+    on_phase_start=open_phase,
+    announce_out=announce_out,
+    on_out=on_out,
+    on_camp_lost=on_camp_lost,
+    can_vote=fake_dead_voter,
+    can_be_voted=fake_dead_target,
+    votable=votable,
+    vote_weight=vote_weight,
+    on_deduct=record_deduction,
+    review=review,
+    check_post=mad_post_refusal,
+    legal_targets=legal_targets,
 )
 
 __all__ = ["CHENJI", "is_allowed_mad_post"]

@@ -8,7 +8,8 @@ facts (and the lovers' 私奔) after every change, then win/loss is judged.
 from __future__ import annotations
 
 import random
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from banshe.engine.commands import CARD_BLUE, CARD_RED, CARD_YELLOW, Command, IllegalCommand
 from banshe.engine.core import (
@@ -110,7 +111,7 @@ ELDER_MARK = {BITE: "bitten", SUCK: "sucked"}
 # 〖狼人阵营〗，该隐属于〖吸血鬼阵营〗: each identity, its skills, and one charge for a <限定技>
 # (and the 女巫's 通灵, lost with 解药). 穆图/该隐 hold 咬噬/吸血 without limit; an infection
 # gives any other character one 咬噬/吸血 of its new kind (`settle_infection`), so those two
-# are promised to no identity (`Ganran.skill_holders`).
+# are promised to no identity (`skills_held_by_anyone`).
 ROLES = (
     Role(SEER, "先知", VILLAGE, skills=(CHECK,)),  # 预言
     # 通灵<锁定技>, 解药<限定技>, 毒药<限定技>
@@ -841,7 +842,7 @@ def close_elder(state: GameState) -> None:
 
 
 # each skill names its stage (`SkillSpec.stage`); 咬噬/吸血 name 夜晚2 (穆图/该隐's) and are also
-# listed by 夜晚3, where every other 狼人/吸血鬼's settles (`Ganran.stage_for`)
+# listed by 夜晚3, where every other 狼人/吸血鬼's settles (`stage_for`)
 NIGHT_STAGES = (
     NightStage("夜晚1", "守卫行动", deadline="10分钟"),
     NightStage("夜晚2", "穆图与该隐行动", opens_with_night=False, deadline="10分钟", on_close=settle_kings),
@@ -906,98 +907,90 @@ SKILLS = {
 }
 
 
-class Ganran(Ruleset):
-    def role_id(self, name: str) -> str | None:
-        return ROLE_ALIASES.get(name) or super().role_id(name)
+def deal_cast(count: int, rng: random.Random, options: Mapping[str, Any]) -> list[str]:
+    return [*SPECIALS, *([VILLAGER] * (count - len(SPECIALS)))]
 
-    def deal(self, count: int, rng: random.Random) -> list[str]:
-        return [*SPECIALS, *([VILLAGER] * (count - len(SPECIALS)))]
 
-    def validate_roles(self, roles: Sequence[str]) -> None:
-        # 游戏开始时，有先知、女巫、守卫、长老、猎人、教士、爱神、穆图、该隐各一人，村民不限
-        for role in SPECIALS:
-            n = list(roles).count(role)
-            if n != 1:
-                raise ValueError(f"感染需要恰好一名{ROLE_NAMES[role]}（现有{n}名）")
+def check_deal(roles: Sequence[str]) -> None:
+    # 游戏开始时，有先知、女巫、守卫、长老、猎人、教士、爱神、穆图、该隐各一人，村民不限
+    for role in SPECIALS:
+        n = list(roles).count(role)
+        if n != 1:
+            raise ValueError(f"感染需要恰好一名{ROLE_NAMES[role]}（现有{n}名）")
 
-    def setup(self, state: GameState) -> None:
-        # camps and charges come from `ROLES` (new_game)
-        for c in state.chars.values():
-            if c.role in KIND_OF_KING:
-                c.marks["kind"] = KIND_OF_KING[c.role]  # 穆图本身为狼人, 该隐本身为吸血鬼
-            notice(state, c.name, f"你的身份是{ROLE_NAMES[c.role]}。", role=ROLE_NAMES[c.role])
 
-    def stage_for(self, state: GameState, cmd: Command) -> int | None:
-        # 穆图/该隐's 咬噬/吸血 settle in 夜晚2, every other 狼人/吸血鬼's in 夜晚3
-        if cmd.skill in (BITE, SUCK):
-            c = state.chars.get(cmd.actor)
-            return 1 if c is not None and c.role in KIND_OF_KING else 2
-        return self.stage_of(cmd.skill)
+def setup(state: GameState) -> None:
+    # camps and charges come from `ROLES` (new_game)
+    for c in state.chars.values():
+        if c.role in KIND_OF_KING:
+            c.marks["kind"] = KIND_OF_KING[c.role]  # 穆图本身为狼人, 该隐本身为吸血鬼
+        notice(state, c.name, f"你的身份是{ROLE_NAMES[c.role]}。", role=ROLE_NAMES[c.role])
 
-    def gate(self, state: GameState, cmd: Command) -> str | None:
-        if cmd.skill in (CARD_BLUE, CARD_YELLOW, CARD_RED):
-            return "感染规则没有牌制度，违规请使用扣分（累计12分罚下）"
-        return None
 
-    def on_phase_start(self, state: GameState) -> None:
-        if state.phase.kind == NIGHT:
-            announce(
-                state,
-                f"{state.phase.label}开始：夜晚1守卫、夜晚2穆图与该隐、夜晚3狼人与吸血鬼、"
-                "夜晚4先知、夜晚5长老、夜晚6女巫，依次行动。",
+def stage_for(state: GameState, cmd: Command) -> int | None:
+    # 穆图/该隐's 咬噬/吸血 settle in 夜晚2, every other 狼人/吸血鬼's in 夜晚3
+    if cmd.skill in (BITE, SUCK):
+        c = state.chars.get(cmd.actor)
+        return 1 if c is not None and c.role in KIND_OF_KING else 2
+    return GANRAN.stage_of(cmd.skill)
+
+
+def no_cards(state: GameState, cmd: Command) -> str | None:
+    if cmd.skill in (CARD_BLUE, CARD_YELLOW, CARD_RED):
+        return "感染规则没有牌制度，违规请使用扣分（累计12分罚下）"
+    return None
+
+
+def open_phase(state: GameState) -> None:
+    if state.phase.kind == NIGHT:
+        announce(
+            state,
+            f"{state.phase.label}开始：夜晚1守卫、夜晚2穆图与该隐、夜晚3狼人与吸血鬼、"
+            "夜晚4先知、夜晚5长老、夜晚6女巫，依次行动。",
+        )
+        return
+    first_day = "今天投票最高者当选警长，不会有人因投票出局。"
+    announce(state, day_opening(state, first_day, reports=ext(state).report))
+
+
+def vote_weight(state: GameState, voter: str) -> float:
+    # 【带队】<锁定技> 警长投出的票计为两票
+    return 2.0 if voter == state.sheriff else 1.0
+
+
+def legal_targets(state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:
+    # the skills that declare no `candidates`: 殉职 (the prompt's answers, SUCCESSOR), each still
+    # checked by the engine; a skill's holders only (`skill_holders`' promise)
+    if not _may_use(state, actor, skill):
+        return []
+    alive: list[tuple[str, ...]] = [(n,) for n in state.alive_names()]
+    if skill == SUCCEED:
+        return [t for t in alive if t[0] != actor]
+    return alive
+
+
+def identity_text(state: GameState, name: str) -> str:
+    c = state.chars[name]
+    extra = f"，游离状态的{KIND_NAMES[kind(c) or WOLF_KIND]}" if DRIFT in c.statuses else ""
+    return f"你的身份是{ROLE_NAMES[c.role]}（{CAMP_NAMES[c.camp]}{extra}）。"
+
+
+def infection_chain(state: GameState) -> list[str]:
+    lines = ["感染链（谁在何时感染了谁）："]
+    lines += [f"  {e.phase}：{e.text}" for e in ext(state).chain] or ["  （本局无人被感染）"]
+    infected = [c for c in state.chars.values() if "infected_by" in c.marks]
+    if infected:
+        lines.append("被感染者（终局）：")
+        for c in infected:
+            state_text = "游离状态" if DRIFT in c.statuses else "已解除游离"
+            lines.append(
+                f"  {c.name}（{ROLE_NAMES[c.role]}）：{c.marks['infected_at']}被{c.marks['infected_by']}感染为"
+                f"{KIND_NAMES[kind(c) or WOLF_KIND]}，{state_text}" + ("" if c.alive else "，已出局")
             )
-            return
-        first_day = "今天投票最高者当选警长，不会有人因投票出局。"
-        announce(state, day_opening(state, first_day, reports=ext(state).report))
-
-    def on_out(self, state: GameState, name: str, cause: str) -> None:
-        on_out(state, name, cause)
-
-    def vote_weight(self, state: GameState, voter: str) -> float:
-        # 【带队】<锁定技> 警长投出的票计为两票
-        return 2.0 if voter == state.sheriff else 1.0
-
-    def on_deduct(self, state: GameState, name: str, points: int) -> None:
-        deduct(state, name, points)
-
-    def playing_camps(self) -> list[str]:
-        # 游离 characters belong to no camp and never win: 无阵营 is a display name only
-        return list(REAL_CAMPS)
-
-    def skill_holders(self) -> Mapping[str, Collection[str]]:
-        return _HOLDERS
-
-    def legal_targets(self, state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:
-        # the skills that declare no `candidates`: 殉职 (the prompt's answers, SUCCESSOR), each still
-        # checked by the engine; a skill's holders only (`skill_holders`' promise)
-        if not _may_use(state, actor, skill):
-            return []
-        alive: list[tuple[str, ...]] = [(n,) for n in state.alive_names()]
-        if skill == SUCCEED:
-            return [t for t in alive if t[0] != actor]
-        return alive
-
-    def identity_text(self, state: GameState, name: str) -> str:
-        c = state.chars[name]
-        extra = f"，游离状态的{KIND_NAMES[kind(c) or WOLF_KIND]}" if DRIFT in c.statuses else ""
-        return f"你的身份是{ROLE_NAMES[c.role]}（{CAMP_NAMES[c.camp]}{extra}）。"
-
-    def review_text(self, state: GameState) -> list[str]:
-        lines = ["感染链（谁在何时感染了谁）："]
-        lines += [f"  {e.phase}：{e.text}" for e in ext(state).chain] or ["  （本局无人被感染）"]
-        infected = [c for c in state.chars.values() if "infected_by" in c.marks]
-        if infected:
-            lines.append("被感染者（终局）：")
-            for c in infected:
-                state_text = "游离状态" if DRIFT in c.statuses else "已解除游离"
-                lines.append(
-                    f"  {c.name}（{ROLE_NAMES[c.role]}）：{c.marks['infected_at']}被{c.marks['infected_by']}感染为"
-                    f"{KIND_NAMES[kind(c) or WOLF_KIND]}，{state_text}" + ("" if c.alive else "，已出局")
-                )
-        return lines
+    return lines
 
 
-GANRAN = Ganran(
+GANRAN = Ruleset(
     id="ganran",
     name="感染",
     aliases=("感染2.0", "ganran", "感染规则2.0"),
@@ -1032,8 +1025,25 @@ GANRAN = Ganran(
     ),
     win_conditions=(Condition("情侣双方为非游离状态的狼人与吸血鬼", _lovers_win),),
     state_type=GanranState,
+    package="banshe.rulesets.ganran",  # its bots and effects
+    role_aliases=ROLE_ALIASES,
+    # 游离 characters belong to no camp and never win: 无阵营 is a display name only
+    display_only_camps=frozenset({NONE}),
+    skills_held_by_anyone=INFECTION_SKILLS,
+    dealer=deal_cast,
+    validate_roles=check_deal,
+    setup=setup,
+    stage_for=stage_for,
+    gate=no_cards,
+    on_phase_start=open_phase,
+    on_out=on_out,
+    vote_weight=vote_weight,
+    on_deduct=deduct,
+    legal_targets=legal_targets,
+    identity_text=identity_text,
+    review_text=infection_chain,
 )
 # the identities' skills as the engine derives them, less 咬噬/吸血: any infected character may hold those
-_HOLDERS = {sid: roles for sid, roles in GANRAN.holders_table.items() if sid not in INFECTION_SKILLS}
+_HOLDERS = GANRAN.skill_holders()
 # the <限定> skills: those an identity starts with one charge of (`ROLES`)
 _LIMITED = frozenset(sid for r in ROLES for sid, _ in r.charges if sid in SKILLS)

@@ -697,86 +697,87 @@ SKILLS = {
 _OPEN_IN_SHOWDOWN = frozenset({SLASH, CLOSE_PHASE, JUDGE_LOSS, PROMPT_TIMEOUT})
 
 
-class Pinming(Ruleset):
-    def validate_roles(self, roles: list[str]) -> None:  # type: ignore[override]
-        for role in (HALFBLOOD, YANDERE):
-            if roles.count(role) > 1:
-                raise ValueError(f"品茗最多只能有一名{ROLE_NAMES[role]}")
+def check_deal(roles: Sequence[str]) -> None:
+    for role in (HALFBLOOD, YANDERE):
+        if roles.count(role) > 1:
+            raise ValueError(f"品茗最多只能有一名{ROLE_NAMES[role]}")
 
-    def setup(self, state: GameState) -> None:
-        # camps, lives and charges come from `ROLES` (new_game)
-        state.camps_in_game = [VILLAGE, WOLVES]
-        for c in state.chars.values():
-            # a 混血儿/病娇 learns its camp only after 认亲 (`settle_start`); every other identity's
-            # camp is its identity's (角色在被分发身份后，最开始属于其身份所属阵营)
-            known = {} if c.role in (HALFBLOOD, YANDERE) else {"camp": c.camp}
-            notice(state, c.name, f"你的身份是{ROLE_NAMES[c.role]}。", role=ROLE_NAMES[c.role], **known)
 
-    def gate(self, state: GameState, cmd: Command) -> str | None:
-        # 若进入拍刀环节，导演会立即关闭当日聊天贴 — only 拍刀 (and the director's 关门/判负) go on
-        # (`ext(state).showdown`, inline: asked for every skill the bots and pages try)
-        data: PinmingState = state.ext  # type: ignore[assignment]  # a 品茗 game's (`new_game`), unchecked
-        if data.knives is not None and cmd.skill not in _OPEN_IN_SHOWDOWN:
-            return "拍刀环节进行中，讨论帖已关闭"
-        return None
+def setup(state: GameState) -> None:
+    # camps, lives and charges come from `ROLES` (new_game)
+    state.camps_in_game = [VILLAGE, WOLVES]
+    for c in state.chars.values():
+        # a 混血儿/病娇 learns its camp only after 认亲 (`settle_start`); every other identity's
+        # camp is its identity's (角色在被分发身份后，最开始属于其身份所属阵营)
+        known = {} if c.role in (HALFBLOOD, YANDERE) else {"camp": c.camp}
+        notice(state, c.name, f"你的身份是{ROLE_NAMES[c.role]}。", role=ROLE_NAMES[c.role], **known)
 
-    def on_phase_start(self, state: GameState) -> None:
-        if state.phase.kind == NIGHT:
-            announce(state, f"{state.phase.label}开始，请有夜间技能的角色在时限内行动。")
-            return
-        first_day = "今天是小镇传统竞选警长日，投票最高者当选警长，不会有人因投票出局。"
-        announce(state, day_opening(state, first_day, reports=ext(state).report))
 
-    def on_out(self, state: GameState, name: str, cause: str) -> None:
-        on_out(state, name, cause)
+def showdown_gate(state: GameState, cmd: Command) -> str | None:
+    # 若进入拍刀环节，导演会立即关闭当日聊天贴 — only 拍刀 (and the director's 关门/判负) go on
+    # (`ext(state).showdown`, inline: asked for every skill the bots and pages try)
+    data: PinmingState = state.ext  # type: ignore[assignment]  # a 品茗 game's (`new_game`), unchecked
+    if data.knives is not None and cmd.skill not in _OPEN_IN_SHOWDOWN:
+        return "拍刀环节进行中，讨论帖已关闭"
+    return None
 
-    def can_vote(self, state: GameState, voter: str) -> str | None:
-        if state.chars[voter].marks.get("feigned"):  # _feigned, inline: asked for every voter
-            return f"{voter}已发动装傻，不能参与投票"
-        return None
 
-    def can_be_voted(self, state: GameState, target: str) -> str | None:
-        if state.chars[target].marks.get("feigned"):  # _feigned, inline: asked for every target
-            return f"{target}已发动装傻，不能成为投票对象"
-        return None
+def open_phase(state: GameState) -> None:
+    if state.phase.kind == NIGHT:
+        announce(state, f"{state.phase.label}开始，请有夜间技能的角色在时限内行动。")
+        return
+    first_day = "今天是小镇传统竞选警长日，投票最高者当选警长，不会有人因投票出局。"
+    announce(state, day_opening(state, first_day, reports=ext(state).report))
 
-    def votable(self, state: GameState) -> Sequence[str]:
-        # `can_be_voted`, inline, made once per day and out: asked for every voter. 装傻 (the
-        # only other change) comes at the day's 关门, after its votes
-        data: PinmingState = state.ext  # type: ignore[assignment]  # `ext(state)`, unchecked: asked for every voter
-        memo = data.votable_memo
-        outs = len(state.outs)
-        day = state.phase
-        if memo[0] != outs or memo[1] is not day:
-            names = tuple([c.name for c in state.chars.values() if c.alive and not c.marks.get("feigned")])
-            memo = data.votable_memo = (outs, day, names)
-        return memo[2]
 
-    def vote_weight(self, state: GameState, voter: str) -> float:
-        # 带队<强制> — 警长投出的票计为1.5票
-        return 1.5 if voter == state.sheriff else 1.0
+def feigned_voter(state: GameState, voter: str) -> str | None:
+    if state.chars[voter].marks.get("feigned"):  # _feigned, inline: asked for every voter
+        return f"{voter}已发动装傻，不能参与投票"
+    return None
 
-    def red_card(self, state: GameState, name: str) -> None:
-        red_card(state, name)
 
-    def legal_targets(self, state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:
-        if not _may_hold(state, actor, skill):
+def feigned_target(state: GameState, target: str) -> str | None:
+    if state.chars[target].marks.get("feigned"):  # _feigned, inline: asked for every target
+        return f"{target}已发动装傻，不能成为投票对象"
+    return None
+
+
+def votable(state: GameState) -> Sequence[str]:
+    # `feigned_target`, inline, made once per day and out: asked for every voter. 装傻 (the
+    # only other change) comes at the day's 关门, after its votes
+    data: PinmingState = state.ext  # type: ignore[assignment]  # `ext(state)`, unchecked: asked for every voter
+    memo = data.votable_memo
+    outs = len(state.outs)
+    day = state.phase
+    if memo[0] != outs or memo[1] is not day:
+        names = tuple([c.name for c in state.chars.values() if c.alive and not c.marks.get("feigned")])
+        memo = data.votable_memo = (outs, day, names)
+    return memo[2]
+
+
+def vote_weight(state: GameState, voter: str) -> float:
+    # 带队<强制> — 警长投出的票计为1.5票
+    return 1.5 if voter == state.sheriff else 1.0
+
+
+def legal_targets(state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:
+    if not _may_hold(state, actor, skill):
+        return []
+    if skill in (DUEL, SURRENDER):
+        return [()]
+    if skill == SLASH:
+        k = ext(state).knives or 0
+        if not k:
             return []
-        if skill in (DUEL, SURRENDER):
-            return [()]
-        if skill == SLASH:
-            k = ext(state).knives or 0
-            if not k:
-                return []
-            alive = state.alive_names()
-            if k > len(alive):
-                return []
-            rng = random.Random(len(state.log))  # a few orders to choose from, the same on every replay
-            return [tuple(rng.sample(alive, k)) for _ in range(3)]
         alive = state.alive_names()
-        if skill == SUCCEED:
-            return [*((n,) for n in alive), (TEAR_BADGE,)]
-        return [(n,) for n in alive]
+        if k > len(alive):
+            return []
+        rng = random.Random(len(state.log))  # a few orders to choose from, the same on every replay
+        return [tuple(rng.sample(alive, k)) for _ in range(3)]
+    alive = state.alive_names()
+    if skill == SUCCEED:
+        return [*((n,) for n in alive), (TEAR_BADGE,)]
+    return [(n,) for n in alive]
 
 
 def _may_hold(state: GameState, actor: str, skill: str) -> bool:
@@ -820,7 +821,7 @@ def _village_wins(state: GameState) -> str | None:
     return None if _census(state)[2] else VILLAGE
 
 
-PINMING = Pinming(
+PINMING = Ruleset(
     id="pinming",
     name="品茗",
     aliases=("M196", "pinming", "品茗（M196）"),
@@ -846,4 +847,16 @@ PINMING = Pinming(
     state_type=PinmingState,
     loss_conditions=(),
     win_conditions=(Condition("狼人阵营胜利条件", _wolves_win), Condition("村民阵营胜利条件", _village_wins)),
+    package="banshe.rulesets.pinming",  # its bots and effects
+    gate=showdown_gate,
+    validate_roles=check_deal,
+    setup=setup,
+    on_phase_start=open_phase,
+    on_out=on_out,
+    can_vote=feigned_voter,
+    can_be_voted=feigned_target,
+    votable=votable,
+    vote_weight=vote_weight,
+    red_card=red_card,
+    legal_targets=legal_targets,
 )

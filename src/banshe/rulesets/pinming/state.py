@@ -21,7 +21,7 @@ class PinmingState(RulesetState):
     poison: str | None = None  # 毒药's target
     duel: list[str] = field(default_factory=list)  # who has agreed to 决战, in order
     # -- not part of the position ------------------------------------------------------------
-    # `Pinming.votable`'s memo: (len(outs), the phase) when made, the names
+    # `rules.votable`'s memo: (len(outs), the phase) when made, the names
     votable_memo: tuple[int, Phase | None, tuple[str, ...]] = field(default=(-1, None, ()), repr=False, compare=False)
     # the wins' census (`rules._census`): (len(outs) when made, a 神, a 村民, a 狼人 alive)
     census_memo: tuple[int, bool, bool, bool] = field(default=(-1, False, False, False), repr=False, compare=False)

@@ -31,6 +31,7 @@ from ...engine.commands import (
     PROMPT_TIMEOUT,
     Command,
 )
+from ...library.board import board_file_text
 from ...rulesets.registry import all_rulesets
 from .. import idempotency as idem
 from .. import import_schema, security
@@ -179,7 +180,7 @@ def board_file(web: WebDep, login: DirectorLogin, ruleset_id: Annotated[str, Pat
         rs = find_offered(ruleset_id)
     except KeyError:
         raise NotFound("没有这个板子") from None
-    text = getattr(rs, "text", "")
+    text = board_file_text(rs)
     if not text or (is_uploaded(rs.id) and not web.service.uploads.owns(login.director.id, rs.id)):
         raise NotFound("没有这个板子")
     return PlainTextResponse(text, headers={"Content-Disposition": "inline"})
