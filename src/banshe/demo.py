@@ -1,4 +1,4 @@
-"""`banshe demo`: deal a game, play it as the simulator does with the random policy
+"""`banshe demo`: deal a game, play it as the simulator does with the `sparing` random policy
 (`sim.env.play_random_game`), print the thread and the 复盘."""
 
 from __future__ import annotations

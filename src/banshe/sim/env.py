@@ -348,10 +348,10 @@ def play_game(
 
 
 def play_random_game(ruleset: str, players: Sequence[str], seed: int, max_phases: int = 200) -> GameState:
-    """`play_game` with the `sparing` policy (random, a ruleset's rare skills rare): the game
-    `banshe demo` shows and the property tests draw, the same game as `banshe simulate --policy
-    sparing` plays on that seed (`random` on a ruleset that declares no rare skill). Raises
-    RuntimeError if it does not end."""
+    """`play_game` with the `sparing` policy (random, a ruleset's rare skills rare; the `random`
+    policy itself on a ruleset that declares none): the game `banshe demo` shows and the property
+    tests draw, and the game `banshe simulate --policy sparing` plays on the same game seed.
+    Raises RuntimeError if it does not end."""
     env = play_game(ruleset, players, seed, sparing, max_phases=max_phases)
     if not env.state.over:
         raise RuntimeError(f"game with seed {seed} did not end in {max_phases} phases")
