@@ -20,7 +20,7 @@ from banshe.demo import DEMO_NAMES
 from banshe.engine.core import replay
 from banshe.engine.model import GameState
 from banshe.rulesets.registry import find_ruleset
-from banshe.sim.bots import play_random_game
+from banshe.sim.env import play_random_game
 
 
 def main(argv: list[str] | None = None) -> int:

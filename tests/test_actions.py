@@ -22,7 +22,7 @@ from banshe.engine.model import GameState
 from banshe.engine.view import legal_commands
 from banshe.rulesets import new_game
 from banshe.sim.agents import Observation, RandomAgent
-from banshe.sim.bots import play_random_game
+from banshe.sim.env import play_random_game
 
 GAMES = [("pinming", 14), ("chenji", 20), ("ganran", 14)]
 

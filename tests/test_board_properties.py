@@ -16,7 +16,7 @@ from banshe.engine.model import GameState
 from banshe.engine.ruleset import votable_seats
 from banshe.engine.view import legal_commands, view
 from banshe.rulesets.registry import all_rulesets, get_ruleset
-from banshe.sim.bots import play_random_game
+from banshe.sim.env import play_random_game
 from banshe.sim.runner import default_player_count
 
 from .test_fast_paths import positions, reference_legal_commands

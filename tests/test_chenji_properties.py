@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from banshe.demo import DEMO_NAMES
 from banshe.engine import replay
 from banshe.engine.events import WIN
-from banshe.sim.bots import play_random_game
+from banshe.sim.env import play_random_game
 
 SEEDS = st.integers(min_value=0, max_value=10**6)
 SIZES = st.sampled_from([20, 25, 30])

@@ -25,7 +25,7 @@ from banshe.engine.ruleset import TEAR_BADGE
 from banshe.engine.view import is_legal, legal_commands
 from banshe.rulesets import new_game
 from banshe.rulesets.registry import get_ruleset
-from banshe.sim.bots import play_random_game
+from banshe.sim.env import play_random_game
 
 GAMES = [("pinming", 14), ("chenji", 20), ("ganran", 14)]
 
@@ -159,11 +159,14 @@ def test_deep_copy_is_deepcopy() -> None:
 # (winner, ended_in, outs, accepted commands) of seeds 0..19, recorded before the fast paths;
 # 沉寂与取酒 re-pinned for issue 21 (rulings 2026-12-04): the 白狼's 归群 list is sent at 开局 (one
 # event earlier, which moves the random 爱神之箭 pairs seeded on the log's length) and an 指认
-# naming a character the skill does not allow is refused instead of drawing a random heir
+# naming a character the skill does not allow is refused instead of drawing a random heir;
+# all three re-pinned for issue 27: `play_random_game` is the simulator's driver (`play_game`,
+# `sparing` policy) and no longer a second driver of its own, so these are other games (沉寂与取酒's
+# and 感染's are the `random` policy's, pinned in `test_fast_paths_sim.SIM_STREAMS` too)
 STREAMS = {
-    "pinming": "b5d7624b01d89f591d7d1a5540b652cc6ef343c4d8d3032c6853b4b9997499a2",
-    "chenji": "08e55ecfb32a39f327f696d5f06ed8779e9e7fff0c9a557009b20e99c0b6d1bd",
-    "ganran": "9eb15e18b56909f733cb241ce750a86f425cbeefe12f696c56cef98736ca46ee",
+    "pinming": "9ad59a9e5b23a5c89b3b793b317560d83cd2faea91ea192b2400d0e048373345",
+    "chenji": "08156f77f8984c5081e8200e4795e57f4aba333a62c6f93122932222b4351b37",
+    "ganran": "c1e6888fa68fb933ed2038302c2ba25f473f15e8f753515fa446a10212971fc4",
 }
 
 

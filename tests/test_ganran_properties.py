@@ -9,15 +9,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from banshe.demo import DEMO_NAMES
-from banshe.engine.commands import CLOSE_PHASE, CLOSE_STAGE, DEDUCT, DIRECTOR, PROMPT_TIMEOUT, Command, IllegalCommand
+from banshe.engine.commands import DEDUCT, DIRECTOR, Command, IllegalCommand
 from banshe.engine.core import apply_in_place, replay
 from banshe.engine.events import CAMP, CHANCE, FEEDBACK, LOST, OUT, WIN
-from banshe.engine.model import NIGHT, GameState
+from banshe.engine.model import GameState
 from banshe.engine.view import legal_commands, view
-from banshe.rulesets import new_game
-from banshe.rulesets.ganran import GANRAN
 from banshe.rulesets.ganran.state import ext
-from banshe.sim.bots import RandomBot, play_random_game
+from banshe.sim.agents import sparing
+from banshe.sim.env import GameEnv, play_random_game
 
 GAMES = st.tuples(st.integers(min_value=10, max_value=20), st.integers(min_value=0, max_value=10_000))
 INFECTION_SKILLS = ("咬噬", "吸血")
@@ -88,43 +87,17 @@ def test_no_view_leaks_an_infection(params: tuple[int, int], where: float) -> No
 
 
 def _play_with_penalties(count: int, seed: int) -> GameState:
-    """Random legal bots, plus a director who now and then deducts points (罚下 at 12)."""
-    state = new_game("ganran", DEMO_NAMES[:count], seed=seed)
+    """The simulator's random game (`GameEnv` asked seat by seat, the `sparing` policy), plus a director who now and
+    then deducts points (罚下 at 12) after a seat's answer."""
+    env = GameEnv("ganran", DEMO_NAMES[:count], seed, max_phases=300)
+    state = env.state
     rng = random.Random(seed)
-    bots = {n: RandomBot(n, rng) for n in state.order}
-
-    def director(skill: str, *targets: str, amount: int | None = None) -> None:
-        with contextlib.suppress(IllegalCommand):
-            apply_in_place(state, Command(DIRECTOR, skill, targets, amount=amount))
-
-    def prompts() -> None:
-        while state.prompts and not state.over:
-            head = state.prompts[0]
-            cmd = bots[head.actor].act(state)
-            if cmd is not None and cmd.skill == head.skill:
-                apply_in_place(state, cmd)
-            else:
-                director(PROMPT_TIMEOUT)
-
-    for _ in range(300):
-        if state.over:
-            break
-        stages = len(GANRAN.night_stages) if state.phase.kind == NIGHT else 1
-        for stage in range(stages):
-            for name in rng.sample(list(state.order), len(state.order)):
-                if state.over:
-                    break
-                prompts()
-                cmd = bots[name].act(state)
-                if cmd is not None:
-                    apply_in_place(state, cmd)
-                if rng.random() < 0.01:
-                    director(DEDUCT, rng.choice(state.order), amount=rng.randint(1, 12))
-            if stage < stages - 1 and not state.over:
-                director(CLOSE_STAGE)
-        if not state.over:
-            director(CLOSE_PHASE)
-        prompts()
+    agents = {seat: sparing(seat, role, env.ruleset_id, rng) for seat, role in zip(env.seats, env.roles(), strict=True)}
+    for seat in env.agent_iter():
+        env.step(agents[seat].act(env.last()))
+        if not state.over and rng.random() < 0.01:
+            with contextlib.suppress(IllegalCommand):
+                apply_in_place(state, Command(DIRECTOR, DEDUCT, (rng.choice(state.order),), amount=rng.randint(1, 12)))
     return state
 
 

@@ -15,7 +15,7 @@ from banshe.demo import DEMO_NAMES
 from banshe.engine.events import ANNOUNCE, OUT, WIN
 from banshe.engine.model import NIGHT
 from banshe.engine.view import view
-from banshe.sim.bots import play_random_game
+from banshe.sim.env import play_random_game
 from tests.helpers import close, pinming, post
 
 

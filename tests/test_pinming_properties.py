@@ -10,7 +10,7 @@ from banshe.engine.core import replay
 from banshe.engine.events import ACCEPTED, FEEDBACK, NOTICE, WIN
 from banshe.engine.model import GameState
 from banshe.engine.view import view
-from banshe.sim.bots import play_random_game
+from banshe.sim.env import play_random_game
 
 SEEDS = st.integers(min_value=0, max_value=1_000_000)
 NAMES = DEMO_NAMES[:14]

@@ -114,7 +114,7 @@ def test_a_night_that_ends_the_game_publishes_its_queued_notices(ruleset: str, p
     # issue 12 (最后一夜必须公示): the typed state's queue (`RulesetState.reports`) goes out with the result
     from banshe.demo import DEMO_NAMES
     from banshe.engine.events import ANNOUNCE
-    from banshe.sim.bots import play_random_game
+    from banshe.sim.env import play_random_game
 
     published = 0
     for seed in range(60):

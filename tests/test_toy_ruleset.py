@@ -17,7 +17,7 @@ from banshe.engine.ruleset import Ruleset
 from banshe.rulesets import find_ruleset, new_game
 from banshe.rulesets.registry import unregister
 from banshe.scenario import parse, play, transcript
-from banshe.sim.bots import play_random_game
+from banshe.sim.env import play_random_game
 from banshe.sim.runner import SimConfig, simulate
 from tests.toy_ruleset import GOOD, TOY, WOLVES, register_toy
 

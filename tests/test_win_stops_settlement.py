@@ -12,22 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from banshe.demo import DEMO_NAMES
-from banshe.engine.commands import (
-    CARD_RED,
-    CLOSE_PHASE,
-    CLOSE_STAGE,
-    DEDUCT,
-    DIRECTOR,
-    PROMPT_TIMEOUT,
-    Command,
-    IllegalCommand,
-)
+from banshe.engine.commands import CARD_RED, DEDUCT, DIRECTOR, Command, IllegalCommand
 from banshe.engine.core import apply_in_place
 from banshe.engine.events import CHANCE, FEEDBACK, NOTICE, OUT, SHERIFF, WIN
-from banshe.engine.model import NIGHT, GameState
-from banshe.rulesets import new_game
-from banshe.rulesets.registry import get_ruleset
-from banshe.sim.bots import RandomBot, play_random_game
+from banshe.engine.model import GameState
+from banshe.sim.agents import sparing
+from banshe.sim.env import GameEnv, play_random_game
 
 SEEDS = st.integers(min_value=0, max_value=10**6)
 GAMES = st.sampled_from([("pinming", 14), ("chenji", 20), ("chenji", 25), ("ganran", 12)])
@@ -50,41 +40,16 @@ def _penalty(state: GameState, rng: random.Random) -> None:
         _director(state, Command(DIRECTOR, CARD_RED, targets=(name,)))
 
 
-def _answer(state: GameState, bots: dict[str, RandomBot]) -> None:
-    while state.prompts and not state.over:
-        head = state.prompts[0]
-        cmd = bots[head.actor].act(state)
-        if cmd is not None and cmd.skill == head.skill:
-            apply_in_place(state, cmd)
-        else:
-            apply_in_place(state, Command(DIRECTOR, PROMPT_TIMEOUT))
-
-
 def _play_with_penalties(ruleset: str, players: int, seed: int) -> GameState:
-    names = list(DEMO_NAMES[:players])
-    state = new_game(ruleset, names, seed=seed)
-    rs = get_ruleset(ruleset)
+    """The simulator's random game (`GameEnv` asked seat by seat, the `sparing` policy), with the director's
+    penalties thrown in after a seat's answer."""
+    env = GameEnv(ruleset, DEMO_NAMES[:players], seed)
     rng = random.Random(seed)
-    bots = {n: RandomBot(n, rng) for n in names}
-    for _ in range(200):
-        if state.over:
-            break
-        stages = len(rs.night_stages) if state.phase.kind == NIGHT else 1
-        for stage in range(stages):
-            for name in rng.sample(names, len(names)):
-                if state.over:
-                    break
-                _answer(state, bots)
-                _penalty(state, rng)
-                cmd = None if state.over else bots[name].act(state)
-                if cmd is not None:
-                    apply_in_place(state, cmd)
-            if stage < stages - 1 and not state.over and state.phase.kind == NIGHT:
-                _director(state, Command(DIRECTOR, CLOSE_STAGE))
-        if not state.over:
-            _director(state, Command(DIRECTOR, CLOSE_PHASE))
-        _answer(state, bots)
-    return state
+    agents = {seat: sparing(seat, role, env.ruleset_id, rng) for seat, role in zip(env.seats, env.roles(), strict=True)}
+    for seat in env.agent_iter():
+        env.step(agents[seat].act(env.last()))
+        _penalty(env.state, rng)
+    return env.state
 
 
 def _nothing_after_the_win(state: GameState) -> None:

@@ -509,7 +509,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file")
     p.add_argument("--compact", action="store_true", help="one-line JSON")
     p.set_defaults(func=_run_scenario)
-    d = sub.add_parser("demo", help="deal a game, play it with random legal bots, print the thread and 复盘")
+    d = sub.add_parser("demo", help="deal a game, play it with the sparing random policy, print the thread and 复盘")
     d.add_argument("--ruleset", default="品茗", help="规则或板子：id、中文名、别名，或板子文件的路径")
     d.add_argument("--seed", type=int, default=1)
     d.add_argument("--players", type=int, default=None)
@@ -524,7 +524,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument(
         "--policy",
         default="random",
-        help="random、heuristic，或外部智能体 模块:名称 / 文件.py:名称（工厂签名 (seat, role, ruleset, rng)）",
+        help=(
+            "random、sparing（随机，但规则声明为罕用的技能很少用：演示所用）、heuristic，"
+            "或外部智能体 模块:名称 / 文件.py:名称（工厂签名 (seat, role, ruleset, rng)）"
+        ),
     )
     s.add_argument(
         "--role-policy",

@@ -1,10 +1,11 @@
-"""`banshe demo`: deal a game, play it with random legal bots, print the thread and the 复盘."""
+"""`banshe demo`: deal a game, play it as the simulator does with the `sparing` random policy
+(`sim.env.play_random_game`), print the thread and the 复盘."""
 
 from __future__ import annotations
 
 from .engine.events import ACCEPTED, ANNOUNCE, CHANCE, FEEDBACK, NOTICE, OUT, SHERIFF
 from .rulesets.registry import find_ruleset
-from .sim.bots import play_random_game
+from .sim.env import play_random_game
 
 DEMO_NAMES = [
     "饺子",

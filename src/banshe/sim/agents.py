@@ -32,6 +32,8 @@ from ..agents.observation import Observation
 from ..agents.protocol import Agent, AgentFactory
 from ..engine.actions import ActionSet
 from ..engine.commands import Command
+from ..engine.ruleset import Ruleset
+from ..rulesets.registry import get_ruleset, ruleset_module
 from .seat import Prune, bot_prune, draw_uniform
 
 __all__ = [
@@ -41,7 +43,9 @@ __all__ = [
     "Observation",
     "Prune",
     "RandomAgent",
+    "SparingAgent",
     "bot_prune",
+    "bot_rare",
     "load_policy",
 ]
 
@@ -72,6 +76,55 @@ class RandomAgent:
         return draw_uniform(self.rng, actions)
 
 
+def bot_rare(rules: Ruleset) -> dict[str, float]:
+    """The ruleset's `bots.RARE`: the skills a random bot takes up only now and then, each with
+    the chance it takes it whenever offered (品茗: 决战 and 投降, which end the game on the spot);
+    {} when its bots declare none."""
+    found = _RARE.get(rules.id)
+    if found is None:
+        found = _RARE[rules.id] = dict(getattr(ruleset_module(rules, "bots"), "RARE", None) or {})
+    return found
+
+
+_RARE: dict[str, dict[str, float]] = {}
+
+
+class SparingAgent(RandomAgent):
+    """`RandomAgent`, except that a skill its ruleset declares rare (`bot_rare`) is among its
+    choices only with the declared chance each time it is offered: the policy `banshe demo`
+    plays and the property tests draw (`env.play_random_game`), so that a random 品茗 game is
+    not ended by a 投降 on its first night. Made by `sparing`, which hands a ruleset that declares
+    no rare skill the plain `RandomAgent` (the very same game as the `random` policy)."""
+
+    __slots__ = ("rare",)
+
+    def __init__(self, seat: str, role: str, ruleset: str, rng: random.Random, rare: dict[str, float]) -> None:
+        super().__init__(seat, role, ruleset, rng)
+        self.rare = rare
+
+    def act(self, obs: Observation) -> Command | None:
+        if obs.actions:
+            return self.pick(obs.actions)
+        rare = self.rare
+        legal = [c for c in obs.legal if c.skill not in rare or self.rng.random() < rare[c.skill]]
+        k = self.rng.randrange(len(legal) + 1)
+        return None if k == len(legal) else legal[k]
+
+    def pick(self, actions: Sequence[ActionSet]) -> Command | None:
+        rare = self.rare
+        rng = self.rng
+        kept = [a for a in actions if a.skill not in rare or rng.random() < rare[a.skill]]
+        return draw_uniform(rng, kept) if kept else None
+
+
+def sparing(seat: str, role: str, ruleset: str, rng: random.Random) -> Agent:
+    """The `sparing` policy: `SparingAgent` where the ruleset declares rare skills, else `RandomAgent`."""
+    rare = bot_rare(get_ruleset(ruleset))
+    if rare:
+        return SparingAgent(seat, role, ruleset, rng, rare)
+    return RandomAgent(seat, role, ruleset, rng)
+
+
 def _heuristic_factory(seat: str, role: str, ruleset: str, rng: random.Random) -> Agent:
     from .heuristic import HeuristicAgent
 
@@ -80,6 +133,7 @@ def _heuristic_factory(seat: str, role: str, ruleset: str, rng: random.Random) -
 
 BUILTIN_POLICIES: dict[str, AgentFactory] = {
     "random": RandomAgent,
+    "sparing": sparing,
     "heuristic": _heuristic_factory,
 }
 
@@ -93,7 +147,7 @@ def load_policy(spec: str) -> AgentFactory:
     if spec in BUILTIN_POLICIES:
         return BUILTIN_POLICIES[spec]
     if ":" not in spec:
-        raise ValueError(f"未知的策略“{spec}”：可用 random、heuristic，或 模块:名称 / 文件.py:名称")
+        raise ValueError(f"未知的策略“{spec}”：可用 random、sparing、heuristic，或 模块:名称 / 文件.py:名称")
     module_part, _, attr = spec.rpartition(":")
     try:
         if module_part.endswith(".py"):

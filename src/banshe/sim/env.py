@@ -29,7 +29,7 @@ from ..engine.model import DAY, NIGHT, GameState, Prompt
 from ..engine.ruleset import Ruleset
 from ..engine.view import view
 from ..rulesets.registry import new_game
-from .agents import Agent, AgentFactory, RandomAgent
+from .agents import Agent, AgentFactory, RandomAgent, sparing
 from .seat import answers_by_pick, bot_prune, draw_uniform
 
 
@@ -345,3 +345,14 @@ def play_game(
     for _seat in env.agent_iter():
         raise RuntimeError("an env that asks its agents itself yields no seat")
     return env
+
+
+def play_random_game(ruleset: str, players: Sequence[str], seed: int, max_phases: int = 200) -> GameState:
+    """`play_game` with the `sparing` policy (random, a ruleset's rare skills rare; the `random`
+    policy itself on a ruleset that declares none): the game `banshe demo` shows and the property
+    tests draw, and the game `banshe simulate --policy sparing` plays on the same game seed.
+    Raises RuntimeError if it does not end."""
+    env = play_game(ruleset, players, seed, sparing, max_phases=max_phases)
+    if not env.state.over:
+        raise RuntimeError(f"game with seed {seed} did not end in {max_phases} phases")
+    return env.state
