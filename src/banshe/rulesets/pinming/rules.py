@@ -21,7 +21,6 @@ from banshe.engine.core import (
     check_outcome,
     declare_win,
     draw,
-    elect_sheriff,
     emit,
     feedback,
     group_notice,
@@ -30,27 +29,21 @@ from banshe.engine.core import (
     push_prompt,
     put_out,
     set_camp,
-    set_sheriff,
-    settle_red_cards,
-    tally,
-    top_of,
 )
 from banshe.engine.events import NOTICE, Audience
-from banshe.engine.last_words import grant_last_words, last_words_skill
+from banshe.engine.last_words import last_words_skill
 from banshe.engine.model import DAY, NIGHT, START, GameState, Prompt
 from banshe.engine.publish import day_opening
 from banshe.engine.ruleset import (
     MANY_TARGETS,
     NO_TARGET,
     ONE_TARGET,
-    SUCCESSOR,
     TEAR_BADGE,
     YES_NO,
     Condition,
     NightStage,
     OptionSpec,
     Role,
-    Ruleset,
     SkillSpec,
     Task,
     alive_targets,
@@ -58,6 +51,10 @@ from banshe.engine.ruleset import (
     later_day,
     other_alive_targets,
 )
+from banshe.library import flow
+from banshe.library.board import LibraryRules
+from banshe.library.flow import red_card
+from banshe.library.role import report
 
 from .state import PinmingState, ext
 
@@ -133,14 +130,6 @@ def _has(state: GameState, name: str, role: str) -> bool:
 
 def _feigned(state: GameState, name: str) -> bool:
     return bool(state.chars[name].marks.get("feigned"))
-
-
-def report(state: GameState, text: str) -> None:
-    """公示: by day at once; what happens at night (or at 开局) opens the next day."""
-    if state.phase.kind == DAY:
-        announce(state, text)
-    else:
-        ext(state).report.append(text)
 
 
 # -- 开局: 认亲 -------------------------------------------------------------------------------
@@ -286,55 +275,20 @@ def witch_spirit(state: GameState) -> None:
         )
 
 
-def settle_night(state: GameState) -> None:
-    """总体流程 5(4)(5): 指杀结算 (the 救药 target survives), then 毒药结算."""
-    data = ext(state)
-    kill = data.kill
-    if kill and kill != data.save and state.is_alive(kill):
-        put_out(state, kill, "杀人")
-    poison = data.poison
-    if poison and state.is_alive(poison):
-        put_out(state, poison, "毒药")
-
-
 # -- reactive prompts --------------------------------------------------------------------------
 def on_out(state: GameState, name: str, cause: str) -> None:
-    c = state.chars[name]
+    """The shared flow's out (遗言数量等于4 — 红牌罚下出局的角色没有遗言权利; the role's reaction;
+    殉职, 红牌罚下的警长<殉职>对象随机选择), save in the showdown: it raises no prompts, it ends the game."""
     if ext(state).showdown:
-        return  # the showdown raises no prompts: it ends the game
-    # 遗言数量等于4; 红牌罚下出局的角色没有遗言权利
-    if cause != "罚下":
-        grant_last_words(state, name, "次日讨论日开始前提交")
-    # 最后一枪<限定> — 当猎人并非因红牌罚下而出局后
-    if c.role == HUNTER and not c.skills_lost and c.has_charge(SHOOT) and cause != "罚下":
+        return
+    flow.on_out(state, name, cause)
+
+
+def hunter_out(state: GameState, name: str, cause: str) -> None:
+    # 最后一枪<限定> — 当猎人并非因红牌罚下而出局后 (猎人警长出局后，依次发动<最后一枪>、<殉职>)
+    c = state.chars[name]
+    if not c.skills_lost and c.has_charge(SHOOT) and cause != "罚下":
         push_prompt(state, Prompt(name, SHOOT, "选择一名其他角色，该角色立即出局。"))
-    if state.sheriff == name:
-        if cause == "罚下":
-            # 红牌罚下的警长<殉职>对象随机选择
-            successor = draw(state, "罚下警长的继任者", _successor_candidates(state, name))
-            _hand_badge(state, successor)
-        else:
-            # 殉职<强制>; 猎人警长出局后，依次发动<最后一枪>、<殉职>
-            push_prompt(state, Prompt(name, SUCCEED, "选择继任警长，或撕掉警徽。"))
-
-
-def _successor_candidates(state: GameState, sheriff: str) -> list[str]:
-    # 白痴装傻后不能成为警长<殉职>的目标
-    return [n for n in state.order if n != sheriff and state.is_alive(n) and not _feigned(state, n)]
-
-
-def successors(state: GameState, sheriff: str) -> list[str]:
-    """殉职's candidates: who may take the badge, then 撕警徽 (`check_succeed`'s choices)."""
-    return [*_successor_candidates(state, sheriff), TEAR_BADGE]
-
-
-def _hand_badge(state: GameState, successor: str | None) -> None:
-    old = state.sheriff
-    set_sheriff(state, successor)
-    if successor:
-        report(state, f"警长{old}殉职，警徽移交给{successor}。")
-    else:
-        report(state, f"警长{old}撕掉了警徽。")
 
 
 def check_shoot(state: GameState, cmd: Command) -> None:
@@ -356,67 +310,18 @@ def shoot_lapses(state: GameState, prompt: Prompt) -> None:
     emit(state, NOTICE, Audience.director(), director_text)
 
 
-def check_succeed(state: GameState, cmd: Command) -> None:
-    # 殉职<强制> — 选择一名角色继任警长或撕掉警徽 (白痴装傻后不能成为目标)
-    target = cmd.targets[0]
-    if target != TEAR_BADGE and target not in _successor_candidates(state, cmd.actor):
-        raise IllegalCommand(f"{target}不能继任警长")
-
-
-def answer_succeed(state: GameState, prompt: Prompt, cmd: Command) -> None:
-    target = cmd.targets[0]
-    _hand_badge(state, None if target == TEAR_BADGE else target)
-
-
-def succeed_lapses(state: GameState, prompt: Prompt) -> None:
-    # 警长未按时发动<殉职>后，则视为撕掉警徽 (the later copy of the flow section)
-    _hand_badge(state, None)
-
-
-# -- day ---------------------------------------------------------------------------------------
-def resolve_vote(state: GameState) -> None:
-    """讨论日获得投票最多的角色将出局; 平票无人出局; 警长 1.5 票; 白痴 装傻<强制>."""
-    counts = tally(state, PINMING)
-    top = top_of(counts)
-    summary = "，".join(f"{t} {_fmt(v)}票" for t, v in sorted(counts.items(), key=lambda kv: -kv[1]))
-    announce(state, f"{state.phase.label}投票结束。" + (f"票数：{summary}。" if summary else "无人投票。"))
-    if len(top) != 1:
-        announce(state, "平票，无人出局。" if top else "无人出局。")
-        return
-    target = top[0]
-    c = state.chars[target]
-    if c.role == IDIOT and not c.skills_lost and c.has_charge(FEIGN):
-        # 装傻<强制><限定>: 避免出局，并公示; 若白痴是警长，须移交警长
-        c.spend(FEIGN)
-        c.marks["feigned"] = True
-        announce(state, f"{target}是白痴，发动装傻，免于出局。无人出局。")
-        if state.sheriff == target:
-            push_prompt(state, Prompt(target, SUCCEED, "你发动了装傻，须移交警长（或撕掉警徽）。"))
-        return
-    announce(state, f"{target}被投票出局。")
-    put_out(state, target, "投票")
-
-
-def _fmt(v: float) -> str:
-    return str(int(v)) if v == int(v) else str(v)
-
-
-def elect(state: GameState) -> None:
-    """竞岗<强制> — 第一天投票结束后，最先获得投票数最多的角色当选警长."""
-    counts = tally(state, PINMING)
-    summary = "，".join(f"{t} {_fmt(v)}票" for t, v in sorted(counts.items(), key=lambda kv: -kv[1]))
-    winner = elect_sheriff(state, counts)
-    if winner is None:
-        announce(state, "第1天投票结束，无人投票，本局暂无警长。")
-        return
-    announce(state, f"第1天投票结束（{summary}），{winner}当选警长。")
-    set_sheriff(state, winner)
-
-
-def red_card(state: GameState, name: str) -> None:
-    # 红牌罚下: no last words, no 最后一枪, random successor
-    report(state, f"{name}被红牌罚下。")
-    put_out(state, name, "罚下")
+# -- day ----------------------------------------------------------------------------------------
+def feign(state: GameState, name: str) -> bool:
+    # 装傻<强制><限定>: 避免出局，并公示; 若白痴是警长，须移交警长
+    c = state.chars[name]
+    if c.skills_lost or not c.has_charge(FEIGN):
+        return False
+    c.spend(FEIGN)
+    c.marks["feigned"] = True
+    announce(state, f"{name}是白痴，发动装傻，免于出局。无人出局。")
+    if state.sheriff == name:
+        push_prompt(state, Prompt(name, SUCCEED, "你发动了装傻，须移交警长（或撕掉警徽）。"))
+    return True
 
 
 # -- 决战 / 拍刀 / 投降 -----------------------------------------------------------------------
@@ -543,19 +448,14 @@ def showdown_lapse(state: GameState) -> None:
         declare_win(state, VILLAGE, "未提交拍刀")
 
 
-def red_cards(state: GameState) -> None:
-    """白天红牌罚下导致的出局结算在投票结算之后执行."""
-    settle_red_cards(state, PINMING)
-
-
 SETTLE = {
     START: (Task("start", start),),
-    NIGHT: (Task("showdown_lapse", showdown_lapse), Task("night", settle_night)),
+    NIGHT: (Task("showdown_lapse", showdown_lapse), Task("night", flow.settle_night)),
     DAY: (
         Task("showdown_lapse", showdown_lapse),
-        Task("election", elect, when=first_day),  # 竞岗: 第一天投票结束后
-        Task("vote", resolve_vote, when=later_day),
-        Task("red_cards", red_cards),
+        Task("election", flow.elect, when=first_day),  # 竞岗: 第一天投票结束后
+        Task("vote", flow.resolve_vote, when=later_day),  # 平票无人出局; 警长 1.5 票; 白痴 装傻
+        Task("red_cards", flow.red_cards),  # 白天红牌罚下导致的出局结算在投票结算之后执行
     ),
 }
 
@@ -639,19 +539,7 @@ SKILLS = {
             on_timeout=shoot_lapses,
             candidates=other_alive_targets,
         ),
-        SkillSpec(
-            SUCCEED,
-            "殉职",
-            _ANY,
-            SUCCESSOR,
-            check_succeed,
-            _no_check,
-            prompt=True,
-            actor_may_be_out=True,
-            answer=answer_succeed,
-            on_timeout=succeed_lapses,
-            candidates=successors,
-        ),
+        flow.succeed_skill(_ANY),  # 殉职<强制>; 警长未按时发动<殉职>后，则视为撕掉警徽
         SkillSpec(FEIGN, "装傻", _ANY, YES_NO, _never, _no_check, prompt=True),
         SkillSpec(
             DUEL,
@@ -697,7 +585,7 @@ SKILLS = {
 _OPEN_IN_SHOWDOWN = frozenset({SLASH, CLOSE_PHASE, JUDGE_LOSS, PROMPT_TIMEOUT})
 
 
-class Pinming(Ruleset):
+class Pinming(LibraryRules):
     def validate_roles(self, roles: list[str]) -> None:  # type: ignore[override]
         for role in (HALFBLOOD, YANDERE):
             if roles.count(role) > 1:
@@ -840,6 +728,8 @@ PINMING = Pinming(
         )
     },
     skills=SKILLS,
+    out_hooks={HUNTER: hunter_out},
+    voted_out_hooks={IDIOT: feign},
     min_players=2,
     max_players=30,
     last_words=LAST_WORDS_COUNT,
