@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from banshe.engine.commands import (
@@ -52,9 +53,10 @@ from banshe.engine.ruleset import (
     other_alive_targets,
 )
 from banshe.library import flow
-from banshe.library.board import LibraryRules
+from banshe.library.board import LibraryRules, role_params
 from banshe.library.flow import red_card
-from banshe.library.role import report
+from banshe.library.role import LibraryRole, report
+from banshe.library.roles import seer
 
 from .state import PinmingState, ext
 
@@ -93,9 +95,15 @@ LAST_WORDS_COUNT = 4  # 遗言数量等于4
 _GROUP_SKILLS = (KILL, DUEL, SLASH, SURRENDER)
 _GROUP_SET = frozenset(_GROUP_SKILLS)
 
+
+def _seat(lib: LibraryRole) -> Role:
+    """A library role seated as the seed names it (its rule: the role's module, `lib.seed`)."""
+    return Role(lib.id, lib.name, lib.camp, skills=tuple(s.id for s in lib.skills), charges=lib.charges)
+
+
 # 身份 — 角色在被分发身份后，最开始属于其身份所属阵营 (混血儿、病娇 then join a camp at 开局)
 ROLES = (
-    Role(SEER, "预言家", VILLAGE, skills=(CHECK,)),
+    _seat(seer.ROLE),
     # 女巫: 通灵<强制> (lost with 救药), 救药<限定>, 毒药<限定>
     Role(WITCH, "女巫", VILLAGE, skills=(ANTIDOTE, POISON), charges=((SPIRIT, 1), (ANTIDOTE, 1), (POISON, 1))),
     Role(HUNTER, "猎人", VILLAGE, skills=(SHOOT,), charges=((SHOOT, 1),)),  # 最后一枪<限定>
@@ -106,6 +114,9 @@ ROLES = (
     Role(YANDERE, "病娇", VILLAGE, skills=_GROUP_SKILLS),
 )
 ROLE_NAMES = {r.id: r.name for r in ROLES}
+# the library roles' parameters, as the seed words them (their defaults: 预言 answers
+# <村民阵营>/<非村民阵营>)
+PARAMS = role_params(seer.ROLE)
 
 
 # -- small queries -----------------------------------------------------------------------------
@@ -188,18 +199,6 @@ def _form_wolf_group(state: GameState) -> None:
 
 
 # -- night -------------------------------------------------------------------------------------
-def check_check(state: GameState, cmd: Command) -> None:
-    # 预言 — 游戏日夜晚，预言家选择一名角色
-    if not _has(state, cmd.actor, SEER):
-        raise IllegalCommand(f"{cmd.actor}不是预言家，不能预言")
-    if ext(state).check is not None:
-        raise IllegalCommand("今晚已经预言过了")
-
-
-def apply_check(state: GameState, cmd: Command) -> None:
-    ext(state).check = (cmd.actor, cmd.targets[0])  # one target (the shape is checked)
-
-
 def check_kill(state: GameState, cmd: Command) -> None:
     # 杀人 — 该阵营共群的角色可以共同指杀一名角色 (rulings: the last submission stands)
     if cmd.actor not in _group(state):
@@ -248,15 +247,6 @@ def check_poison(state: GameState, cmd: Command) -> None:
 def apply_poison(state: GameState, cmd: Command) -> None:
     state.chars[cmd.actor].spend(POISON)
     ext(state).poison = cmd.target
-
-
-def seer_result(state: GameState) -> None:
-    """预言家行动 closes: 若该角色属于村民阵营，反馈<村民阵营>；否则，反馈<非村民阵营>."""
-    data = ext(state)
-    if data.check is not None:
-        seer, target = data.check
-        result = "村民阵营" if state.chars[target].camp == VILLAGE else "非村民阵营"
-        feedback(state, seer, "预言", target, result, f"你预言了{target}：{result}。")
 
 
 def witch_spirit(state: GameState) -> None:
@@ -471,7 +461,7 @@ def _never(state: GameState, cmd: Command) -> None:
 # -- the ruleset -------------------------------------------------------------------------------
 # the skills name their stage (`SkillSpec.stage`); a stage carries what flows once it closes
 NIGHT_STAGES = (
-    NightStage("seer", "预言家行动", on_close=seer_result),
+    NightStage("seer", "预言家行动", on_close=seer.seer_result),
     NightStage("wolves", "狼人行动", on_close=witch_spirit),
     NightStage("witch", "女巫行动", opens_with_night=False),  # 女巫 acts once she knows the kill
 )
@@ -491,7 +481,7 @@ SKILLS = {
             apply_recognize,
             candidates=other_alive_targets,
         ),
-        SkillSpec(CHECK, "预言", _NIGHT, ONE_TARGET, check_check, apply_check, stage="seer", candidates=alive_targets),
+        replace(seer.CHECK_SKILL, stage="seer"),
         SkillSpec(
             KILL,
             "杀人",
@@ -728,6 +718,7 @@ PINMING = Pinming(
         )
     },
     skills=SKILLS,
+    params=PARAMS,
     out_hooks={HUNTER: hunter_out},
     voted_out_hooks={IDIOT: feign},
     min_players=2,
