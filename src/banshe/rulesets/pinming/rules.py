@@ -8,7 +8,6 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
 
 from banshe.engine.commands import (
     CLOSE_PHASE,
@@ -55,8 +54,8 @@ from banshe.engine.ruleset import (
 from banshe.library import flow
 from banshe.library.board import LibraryRules, role_params
 from banshe.library.flow import red_card
-from banshe.library.role import LibraryRole, report
-from banshe.library.roles import seer
+from banshe.library.role import LibraryRole, holder, report
+from banshe.library.roles import seer, witch
 
 from .state import PinmingState, ext
 
@@ -104,8 +103,7 @@ def _seat(lib: LibraryRole) -> Role:
 # 身份 — 角色在被分发身份后，最开始属于其身份所属阵营 (混血儿、病娇 then join a camp at 开局)
 ROLES = (
     _seat(seer.ROLE),
-    # 女巫: 通灵<强制> (lost with 救药), 救药<限定>, 毒药<限定>
-    Role(WITCH, "女巫", VILLAGE, skills=(ANTIDOTE, POISON), charges=((SPIRIT, 1), (ANTIDOTE, 1), (POISON, 1))),
+    _seat(witch.ROLE),
     Role(HUNTER, "猎人", VILLAGE, skills=(SHOOT,), charges=((SHOOT, 1),)),  # 最后一枪<限定>
     Role(IDIOT, "白痴", VILLAGE, skills=(FEIGN,), charges=((FEIGN, 1),)),  # 装傻<限定>
     Role(VILLAGER, "村民", VILLAGE),
@@ -116,7 +114,12 @@ ROLES = (
 ROLE_NAMES = {r.id: r.name for r in ROLES}
 # the library roles' parameters, as the seed words them (their defaults: 预言 answers
 # <村民阵营>/<非村民阵营>)
-PARAMS = role_params(seer.ROLE)
+PARAMS = role_params(
+    seer.ROLE,
+    witch.ROLE,
+    # 女巫 救药 — 选择一名除自己之外的角色; <救药>发动后…该夜晚不可发动<毒药> (反之亦然); 通灵<强制>
+    witch={"自救": witch.NEVER, "同夜双药": False, "通灵": True},
+)
 
 
 # -- small queries -----------------------------------------------------------------------------
@@ -127,11 +130,6 @@ def _group(state: GameState) -> tuple[str, ...]:
 def _alive_group(state: GameState) -> list[str]:
     chars = state.chars
     return [n for n in _group(state) if chars[n].alive]
-
-
-def _witch(state: GameState) -> Any:
-    witches = state.with_role(WITCH)
-    return witches[0] if witches else None
 
 
 def _has(state: GameState, name: str, role: str) -> bool:
@@ -207,62 +205,6 @@ def check_kill(state: GameState, cmd: Command) -> None:
 
 def apply_kill(state: GameState, cmd: Command) -> None:
     ext(state).kill = cmd.targets[0]  # one target (the shape is checked)
-
-
-def _check_witch(state: GameState, cmd: Command, skill: str, name: str) -> None:
-    if not _has(state, cmd.actor, WITCH):
-        raise IllegalCommand(f"{cmd.actor}不是女巫，不能使用{name}")
-    if not state.chars[cmd.actor].has_charge(skill):
-        raise IllegalCommand(f"{name}已经用过了")
-
-
-def potion_spent(state: GameState, cmd: Command) -> bool:
-    """`_check_witch`'s quick refusal for the legal moves: this potion is used up."""
-    return not state.chars[cmd.actor].has_charge(cmd.skill)
-
-
-def check_antidote(state: GameState, cmd: Command) -> None:
-    # 救药<限定> — 女巫选择一名除自己之外的角色; <毒药>发动后，该夜晚不可发动<救药>
-    _check_witch(state, cmd, ANTIDOTE, "救药")
-    if cmd.target == cmd.actor:
-        raise IllegalCommand("救药不能用在女巫自己身上")
-    if ext(state).poison is not None:
-        raise IllegalCommand("今晚已经使用毒药，不能再使用救药")
-
-
-def apply_antidote(state: GameState, cmd: Command) -> None:
-    witch = state.chars[cmd.actor]
-    witch.spend(ANTIDOTE)
-    witch.charges[SPIRIT] = 0  # <救药>发动后，失去技能<通灵>
-    ext(state).save = cmd.target
-
-
-def check_poison(state: GameState, cmd: Command) -> None:
-    # 毒药<限定>; <救药>发动后…该夜晚不可发动<毒药>
-    _check_witch(state, cmd, POISON, "毒药")
-    if ext(state).save is not None:
-        raise IllegalCommand("今晚已经使用救药，不能再使用毒药")
-
-
-def apply_poison(state: GameState, cmd: Command) -> None:
-    state.chars[cmd.actor].spend(POISON)
-    ext(state).poison = cmd.target
-
-
-def witch_spirit(state: GameState) -> None:
-    """狼人行动 closes: 通灵<强制> — 反馈被指杀的角色 (while the 女巫 still holds 通灵)."""
-    witch = _witch(state)
-    if witch and witch.alive and not witch.skills_lost and witch.has_charge(SPIRIT):
-        kill = ext(state).kill
-        killed = [kill] if kill else []
-        feedback(
-            state,
-            witch.name,
-            "通灵",
-            None,
-            killed,
-            f"今晚被指杀的角色：{kill}。" if kill else "今晚没有角色被指杀。",
-        )
 
 
 # -- reactive prompts --------------------------------------------------------------------------
@@ -343,8 +285,8 @@ def _wolves_alive(state: GameState) -> int:
 def start_showdown(state: GameState) -> None:
     wolves = [n for n in _group(state)]
     announce(state, "狼人全员同意决战，进入拍刀环节，讨论帖关闭。狼人马甲：" + "、".join(wolves) + "。")
-    witch = _witch(state)
-    if witch and witch.alive and witch.has_charge(ANTIDOTE):
+    the_witch = holder(state, WITCH)
+    if the_witch and the_witch.alive and the_witch.has_charge(ANTIDOTE):
         # 若女巫持有救药时狼人拍刀，狼人阵营立即判负
         announce(state, "女巫仍持有救药，狼人阵营判负。")
         judge_lost(state, WOLVES, "女巫持有救药时拍刀")
@@ -383,8 +325,8 @@ def settle_slash(state: GameState, targets: list[str]) -> None:
     """拍刀结算: 女巫存活还有毒药 → 狼刀数-1; 砍到猎人且猎人不是最后一神 → 狼刀数-1 (不告知狼人)."""
     knives = ext(state).knives
     assert knives is not None  # settled only in the 拍刀环节
-    witch = _witch(state)
-    if witch and witch.alive and witch.has_charge(POISON):
+    the_witch = holder(state, WITCH)
+    if the_witch and the_witch.alive and the_witch.has_charge(POISON):
         knives -= 1
     taken: list[str] = []
     for target in targets:
@@ -462,7 +404,7 @@ def _never(state: GameState, cmd: Command) -> None:
 # the skills name their stage (`SkillSpec.stage`); a stage carries what flows once it closes
 NIGHT_STAGES = (
     NightStage("seer", "预言家行动", on_close=seer.seer_result),
-    NightStage("wolves", "狼人行动", on_close=witch_spirit),
+    NightStage("wolves", "狼人行动", on_close=witch.witch_spirit),
     NightStage("witch", "女巫行动", opens_with_night=False),  # 女巫 acts once she knows the kill
 )
 
@@ -494,28 +436,8 @@ SKILLS = {
             stage="wolves",
             candidates=alive_targets,
         ),
-        SkillSpec(
-            ANTIDOTE,
-            "救药",
-            _NIGHT,
-            ONE_TARGET,
-            check_antidote,
-            apply_antidote,
-            stage="witch",
-            candidates=other_alive_targets,
-            refuses=potion_spent,
-        ),
-        SkillSpec(
-            POISON,
-            "毒药",
-            _NIGHT,
-            ONE_TARGET,
-            check_poison,
-            apply_poison,
-            stage="witch",
-            candidates=alive_targets,
-            refuses=potion_spent,
-        ),
+        replace(witch.ANTIDOTE_SKILL, stage="witch"),
+        replace(witch.POISON_SKILL, stage="witch"),
         SkillSpec(
             SHOOT,
             "最后一枪",
