@@ -21,7 +21,6 @@ from banshe.engine.core import (
     check_outcome,
     declare_win,
     draw,
-    emit,
     feedback,
     group_notice,
     judge_lost,
@@ -30,7 +29,6 @@ from banshe.engine.core import (
     put_out,
     set_camp,
 )
-from banshe.engine.events import NOTICE, Audience
 from banshe.engine.last_words import last_words_skill
 from banshe.engine.model import DAY, NIGHT, START, GameState, Prompt
 from banshe.engine.publish import day_opening
@@ -54,8 +52,8 @@ from banshe.engine.ruleset import (
 from banshe.library import flow
 from banshe.library.board import LibraryRules, role_params
 from banshe.library.flow import red_card
-from banshe.library.role import LibraryRole, holder, report
-from banshe.library.roles import seer, witch
+from banshe.library.role import LibraryRole, holder
+from banshe.library.roles import hunter, seer, witch
 
 from .state import PinmingState, ext
 
@@ -104,7 +102,7 @@ def _seat(lib: LibraryRole) -> Role:
 ROLES = (
     _seat(seer.ROLE),
     _seat(witch.ROLE),
-    Role(HUNTER, "猎人", VILLAGE, skills=(SHOOT,), charges=((SHOOT, 1),)),  # 最后一枪<限定>
+    _seat(hunter.ROLE),
     Role(IDIOT, "白痴", VILLAGE, skills=(FEIGN,), charges=((FEIGN, 1),)),  # 装傻<限定>
     Role(VILLAGER, "村民", VILLAGE),
     Role(WOLF, "狼人", WOLVES, skills=_GROUP_SKILLS),
@@ -117,8 +115,11 @@ ROLE_NAMES = {r.id: r.name for r in ROLES}
 PARAMS = role_params(
     seer.ROLE,
     witch.ROLE,
+    hunter.ROLE,
     # 女巫 救药 — 选择一名除自己之外的角色; <救药>发动后…该夜晚不可发动<毒药> (反之亦然); 通灵<强制>
     witch={"自救": witch.NEVER, "同夜双药": False, "通灵": True},
+    # 最后一枪<限定> — 当猎人并非因红牌罚下而出局后 (猎人警长出局后，依次发动<最后一枪>、<殉职>)
+    hunter={"不能开枪": ("罚下",)},
 )
 
 
@@ -214,32 +215,6 @@ def on_out(state: GameState, name: str, cause: str) -> None:
     if ext(state).showdown:
         return
     flow.on_out(state, name, cause)
-
-
-def hunter_out(state: GameState, name: str, cause: str) -> None:
-    # 最后一枪<限定> — 当猎人并非因红牌罚下而出局后 (猎人警长出局后，依次发动<最后一枪>、<殉职>)
-    c = state.chars[name]
-    if not c.skills_lost and c.has_charge(SHOOT) and cause != "罚下":
-        push_prompt(state, Prompt(name, SHOOT, "选择一名其他角色，该角色立即出局。"))
-
-
-def check_shoot(state: GameState, cmd: Command) -> None:
-    # 最后一枪<限定> — 选择一名其他角色
-    if cmd.targets[0] == cmd.actor:
-        raise IllegalCommand("最后一枪需要选择一名其他角色")
-
-
-def answer_shoot(state: GameState, prompt: Prompt, cmd: Command) -> None:
-    # …该角色立即出局
-    target = cmd.targets[0]
-    state.chars[cmd.actor].spend(SHOOT)
-    report(state, f"猎人{cmd.actor}发动最后一枪，{target}出局。")
-    put_out(state, target, "最后一枪")
-
-
-def shoot_lapses(state: GameState, prompt: Prompt) -> None:
-    director_text = f"猎人{prompt.actor}未按时发动最后一枪，视为放弃。"
-    emit(state, NOTICE, Audience.director(), director_text)
 
 
 # -- day ----------------------------------------------------------------------------------------
@@ -438,19 +413,7 @@ SKILLS = {
         ),
         replace(witch.ANTIDOTE_SKILL, stage="witch"),
         replace(witch.POISON_SKILL, stage="witch"),
-        SkillSpec(
-            SHOOT,
-            "最后一枪",
-            _ANY,
-            ONE_TARGET,
-            check_shoot,
-            _no_check,
-            prompt=True,
-            actor_may_be_out=True,
-            answer=answer_shoot,
-            on_timeout=shoot_lapses,
-            candidates=other_alive_targets,
-        ),
+        hunter.SHOOT_SKILL,
         flow.succeed_skill(_ANY),  # 殉职<强制>; 警长未按时发动<殉职>后，则视为撕掉警徽
         SkillSpec(FEIGN, "装傻", _ANY, YES_NO, _never, _no_check, prompt=True),
         SkillSpec(
@@ -641,7 +604,7 @@ PINMING = Pinming(
     },
     skills=SKILLS,
     params=PARAMS,
-    out_hooks={HUNTER: hunter_out},
+    out_hooks={HUNTER: hunter.shot_on_out},
     voted_out_hooks={IDIOT: feign},
     min_players=2,
     max_players=30,
