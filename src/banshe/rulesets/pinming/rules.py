@@ -25,19 +25,17 @@ from banshe.engine.core import (
     group_notice,
     judge_lost,
     notice,
-    push_prompt,
     put_out,
     set_camp,
 )
 from banshe.engine.last_words import last_words_skill
-from banshe.engine.model import DAY, NIGHT, START, GameState, Prompt
+from banshe.engine.model import DAY, NIGHT, START, GameState
 from banshe.engine.publish import day_opening
 from banshe.engine.ruleset import (
     MANY_TARGETS,
     NO_TARGET,
     ONE_TARGET,
     TEAR_BADGE,
-    YES_NO,
     Condition,
     NightStage,
     OptionSpec,
@@ -53,7 +51,7 @@ from banshe.library import flow
 from banshe.library.board import LibraryRules, role_params
 from banshe.library.flow import red_card
 from banshe.library.role import LibraryRole, holder
-from banshe.library.roles import hunter, seer, witch
+from banshe.library.roles import hunter, idiot, seer, witch
 
 from .state import PinmingState, ext
 
@@ -103,7 +101,7 @@ ROLES = (
     _seat(seer.ROLE),
     _seat(witch.ROLE),
     _seat(hunter.ROLE),
-    Role(IDIOT, "白痴", VILLAGE, skills=(FEIGN,), charges=((FEIGN, 1),)),  # 装傻<限定>
+    _seat(idiot.ROLE),
     Role(VILLAGER, "村民", VILLAGE),
     Role(WOLF, "狼人", WOLVES, skills=_GROUP_SKILLS),
     Role(HALFBLOOD, "混血儿", VILLAGE, skills=(RECOGNIZE, *_GROUP_SKILLS)),  # 认亲<强制>
@@ -136,10 +134,6 @@ def _alive_group(state: GameState) -> list[str]:
 def _has(state: GameState, name: str, role: str) -> bool:
     c = state.chars[name]
     return c.role == role and not c.skills_lost
-
-
-def _feigned(state: GameState, name: str) -> bool:
-    return bool(state.chars[name].marks.get("feigned"))
 
 
 # -- 开局: 认亲 -------------------------------------------------------------------------------
@@ -218,19 +212,6 @@ def on_out(state: GameState, name: str, cause: str) -> None:
 
 
 # -- day ----------------------------------------------------------------------------------------
-def feign(state: GameState, name: str) -> bool:
-    # 装傻<强制><限定>: 避免出局，并公示; 若白痴是警长，须移交警长
-    c = state.chars[name]
-    if c.skills_lost or not c.has_charge(FEIGN):
-        return False
-    c.spend(FEIGN)
-    c.marks["feigned"] = True
-    announce(state, f"{name}是白痴，发动装傻，免于出局。无人出局。")
-    if state.sheriff == name:
-        push_prompt(state, Prompt(name, SUCCEED, "你发动了装傻，须移交警长（或撕掉警徽）。"))
-    return True
-
-
 # -- 决战 / 拍刀 / 投降 -----------------------------------------------------------------------
 def check_duel(state: GameState, cmd: Command) -> None:
     # 决战<限定> — 该阵营共群的角色可以选择是否拍刀，若群内所有人同意则进入拍刀环节
@@ -367,14 +348,6 @@ SETTLE = {
 }
 
 
-def _no_check(state: GameState, cmd: Command) -> None:
-    return None
-
-
-def _never(state: GameState, cmd: Command) -> None:
-    raise IllegalCommand("品茗的白痴装傻为强制技能，由导演直接结算，无需提交")
-
-
 # -- the ruleset -------------------------------------------------------------------------------
 # the skills name their stage (`SkillSpec.stage`); a stage carries what flows once it closes
 NIGHT_STAGES = (
@@ -415,7 +388,7 @@ SKILLS = {
         replace(witch.POISON_SKILL, stage="witch"),
         hunter.SHOOT_SKILL,
         flow.succeed_skill(_ANY),  # 殉职<强制>; 警长未按时发动<殉职>后，则视为撕掉警徽
-        SkillSpec(FEIGN, "装傻", _ANY, YES_NO, _never, _no_check, prompt=True),
+        idiot.FEIGN_SKILL,
         SkillSpec(
             DUEL,
             "决战",
@@ -494,14 +467,10 @@ class Pinming(LibraryRules):
         on_out(state, name, cause)
 
     def can_vote(self, state: GameState, voter: str) -> str | None:
-        if state.chars[voter].marks.get("feigned"):  # _feigned, inline: asked for every voter
-            return f"{voter}已发动装傻，不能参与投票"
-        return None
+        return idiot.may_not_vote(state, voter)
 
     def can_be_voted(self, state: GameState, target: str) -> str | None:
-        if state.chars[target].marks.get("feigned"):  # _feigned, inline: asked for every target
-            return f"{target}已发动装傻，不能成为投票对象"
-        return None
+        return idiot.may_not_be_voted(state, target)
 
     def votable(self, state: GameState) -> Sequence[str]:
         # `can_be_voted`, inline, made once per day and out: asked for every voter. 装傻 (the
@@ -511,7 +480,8 @@ class Pinming(LibraryRules):
         outs = len(state.outs)
         day = state.phase
         if memo[0] != outs or memo[1] is not day:
-            names = tuple([c.name for c in state.chars.values() if c.alive and not c.marks.get("feigned")])
+            feigned = data.feigned
+            names = tuple([c.name for c in state.chars.values() if c.alive and c.name not in feigned])
             memo = data.votable_memo = (outs, day, names)
         return memo[2]
 
@@ -605,7 +575,7 @@ PINMING = Pinming(
     skills=SKILLS,
     params=PARAMS,
     out_hooks={HUNTER: hunter.shot_on_out},
-    voted_out_hooks={IDIOT: feign},
+    voted_out_hooks={IDIOT: idiot.voted_out},
     min_players=2,
     max_players=30,
     last_words=LAST_WORDS_COUNT,
