@@ -1,6 +1,10 @@
 """品茗 (M196) — seed `002_610a7be1c4693044.txt`, with `shared/spec/rulings.md` and docs/rulings.md.
 
-Names are data (ids are ASCII); each skill is a small check/apply pair citing its rule.
+Names are data (ids are ASCII); each skill is a small check/apply pair citing its rule. The
+预言家、女巫、猎人、白痴 and the wolves' 杀人 are the role library's (`banshe.library.roles`, each
+written once with its seed sentence), set by `PARAMS` where the seed words them; the day's vote,
+竞岗, 红牌, 殉职, 遗言 and the night's settlement are the library's shared `flow`. What is 品茗's
+own is here: 认亲 (混血儿、病娇), 决战/拍刀/投降, the wins.
 """
 
 from __future__ import annotations
@@ -42,7 +46,6 @@ from banshe.engine.ruleset import (
     Role,
     SkillSpec,
     Task,
-    alive_targets,
     first_day,
     later_day,
     other_alive_targets,
@@ -50,40 +53,28 @@ from banshe.engine.ruleset import (
 from banshe.library import flow
 from banshe.library.board import LibraryRules, role_params
 from banshe.library.flow import red_card
+from banshe.library.role import VILLAGE as VILLAGE  # the camps and 狼群 every standard board has
+from banshe.library.role import WOLF_GROUP as WOLF_GROUP
+from banshe.library.role import WOLVES as WOLVES
 from banshe.library.role import LibraryRole, holder
-from banshe.library.roles import hunter, idiot, seer, witch
+from banshe.library.roles import hunter, idiot, seer, witch, wolf
 
 from .state import PinmingState, ext
 
 # -- names (data) ------------------------------------------------------------------------------
-SEER, WITCH, HUNTER, IDIOT, VILLAGER, WOLF, HALFBLOOD, YANDERE = (
-    "seer",
-    "witch",
-    "hunter",
-    "idiot",
-    "villager",
-    "wolf",
-    "halfblood",
-    "yandere",
-)
+# 预言家、女巫、猎人、白痴 are the library's roles (`banshe.library.roles`), seated as the seed words them
+SEER, WITCH, HUNTER, IDIOT = seer.SEER, witch.WITCH, hunter.HUNTER, idiot.IDIOT
+VILLAGER, WOLF, HALFBLOOD, YANDERE = "villager", "wolf", "halfblood", "yandere"
 GODS = (SEER, WITCH, HUNTER, IDIOT)  # 特（神职）
-VILLAGE, WOLVES = "village", "wolf"
 CAMP_NAMES = {VILLAGE: "村民阵营", WOLVES: "狼人阵营"}
-WOLF_GROUP = "wolves"  # 狼群
 STANDARD_DECK = [SEER, WITCH, HUNTER, IDIOT] + [VILLAGER] * 4 + [WOLF] * 4 + [HALFBLOOD, YANDERE]
 OPTION_MIXED_IN_GROUP = "混子入狼群"
 
 # skill ids
-RECOGNIZE, CHECK, KILL, SPIRIT, ANTIDOTE, POISON = "recognize", "check", "kill", "spirit", "antidote", "poison"
-SHOOT, SUCCEED, FEIGN, DUEL, SLASH, SURRENDER, LAST_WORDS = (
-    "shoot",
-    "succeed",
-    "feign",
-    "duel",
-    "slash",
-    "surrender",
-    "last_words",
-)
+CHECK, SPIRIT, ANTIDOTE, POISON = seer.CHECK, witch.SPIRIT, witch.ANTIDOTE, witch.POISON
+SHOOT, FEIGN, SUCCEED = hunter.SHOOT, idiot.FEIGN, flow.SUCCEED
+KILL = wolf.KILL
+RECOGNIZE, DUEL, SLASH, SURRENDER, LAST_WORDS = "recognize", "duel", "slash", "surrender", "last_words"
 LAST_WORDS_COUNT = 4  # 遗言数量等于4
 # the wolf group's skills (杀人、决战、拍刀、投降: 该阵营共群的角色); a 混血儿/病娇 of the wolves'
 # camp uses them only in the group (选项 混子入狼群, `_form_wolf_group`)
@@ -191,18 +182,7 @@ def _form_wolf_group(state: GameState) -> None:
     group_notice(state, WOLF_GROUP, "狼群成员：" + "、".join(members), members=list(members))
 
 
-# -- night -------------------------------------------------------------------------------------
-def check_kill(state: GameState, cmd: Command) -> None:
-    # 杀人 — 该阵营共群的角色可以共同指杀一名角色 (rulings: the last submission stands)
-    if cmd.actor not in _group(state):
-        raise IllegalCommand(f"{cmd.actor}不在狼群中，不能杀人")
-
-
-def apply_kill(state: GameState, cmd: Command) -> None:
-    ext(state).kill = cmd.targets[0]  # one target (the shape is checked)
-
-
-# -- reactive prompts --------------------------------------------------------------------------
+# -- outs (the library's flow) -----------------------------------------------------------------
 def on_out(state: GameState, name: str, cause: str) -> None:
     """The shared flow's out (遗言数量等于4 — 红牌罚下出局的角色没有遗言权利; the role's reaction;
     殉职, 红牌罚下的警长<殉职>对象随机选择), save in the showdown: it raises no prompts, it ends the game."""
@@ -211,7 +191,6 @@ def on_out(state: GameState, name: str, cause: str) -> None:
     flow.on_out(state, name, cause)
 
 
-# -- day ----------------------------------------------------------------------------------------
 # -- 决战 / 拍刀 / 投降 -----------------------------------------------------------------------
 def check_duel(state: GameState, cmd: Command) -> None:
     # 决战<限定> — 该阵营共群的角色可以选择是否拍刀，若群内所有人同意则进入拍刀环节
@@ -372,18 +351,7 @@ SKILLS = {
             candidates=other_alive_targets,
         ),
         replace(seer.CHECK_SKILL, stage="seer"),
-        SkillSpec(
-            KILL,
-            "杀人",
-            _NIGHT,
-            ONE_TARGET,
-            check_kill,
-            apply_kill,
-            audience="group:wolves",
-            members_of=WOLF_GROUP,
-            stage="wolves",
-            candidates=alive_targets,
-        ),
+        replace(wolf.KILL_SKILL, stage="wolves"),
         replace(witch.ANTIDOTE_SKILL, stage="witch"),
         replace(witch.POISON_SKILL, stage="witch"),
         hunter.SHOOT_SKILL,
