@@ -23,26 +23,21 @@ from .state import ext
 FIRST_DAY_SHERIFF = "今天是小镇传统竞选警长日，投票最高者当选警长，不会有人因投票出局。"
 
 
-@dataclass(eq=False)
-class LibraryRules(Ruleset):
-    """What the library's roles and shared flow (`flow`) read from the ruleset that seats them:
-    a board's `BoardRuleset`, or a seed written on the library (品茗)."""
+def role_params(*roles: LibraryRole, **given: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """A ruleset's `params` (what the library's roles read, `role.params`) for these roles: each
+    role's defaults, then the values `given` by role id. The library's roles and flow read three
+    tables from the ruleset that seats them: `params`, `out_hooks`, `voted_out_hooks` (a board's
+    `BoardRuleset` fields; a seed on the library, 品茗, declares them on its class)."""
+    return {r.id: {**{k: p.default for k, p in r.params.items()}, **given.get(r.id, {})} for r in roles}
 
+
+@dataclass(eq=False)
+class BoardRuleset(Ruleset):
     # role id -> its parameters (every parameter of its library role, defaults filled in)
     params: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     # role id -> its library role's hooks
     out_hooks: Mapping[str, OutHook] = field(default_factory=dict)
     voted_out_hooks: Mapping[str, VotedOutHook] = field(default_factory=dict)
-
-
-def role_params(*roles: LibraryRole, **given: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """`LibraryRules.params` for these roles: each role's defaults, then the values `given` by
-    role id."""
-    return {r.id: {**{k: p.default for k, p in r.params.items()}, **given.get(r.id, {})} for r in roles}
-
-
-@dataclass(eq=False)
-class BoardRuleset(LibraryRules):
     vote_blocks: tuple[Block, ...] = ()
     voted_blocks: tuple[Block, ...] = ()
     # the roles' `unvotable`: together, exactly whom `voted_blocks` refuse (`votable`, asked per voter)
