@@ -443,11 +443,9 @@ class Pinming(Ruleset):
     def on_out(self, state: GameState, name: str, cause: str) -> None:
         on_out(state, name, cause)
 
-    def can_vote(self, state: GameState, voter: str) -> str | None:
-        return idiot.may_not_vote(state, voter)
-
-    def can_be_voted(self, state: GameState, target: str) -> str | None:
-        return idiot.may_not_be_voted(state, target)
+    # 装傻 — 白痴不能参与投票、不能成为投票对象 (the library's, called at once: asked for every voter)
+    can_vote = staticmethod(idiot.may_not_vote)
+    can_be_voted = staticmethod(idiot.may_not_be_voted)
 
     def votable(self, state: GameState) -> Sequence[str]:
         # `can_be_voted`, inline, made once per day and out: asked for every voter. 装傻 (the
