@@ -12,6 +12,7 @@ from sqlalchemy import select
 
 from banshe.engine import Command
 from banshe.engine.commands import CLOSE_PHASE, DIRECTOR
+from banshe.rulesets.pinming.state import ext
 from banshe.service.errors import ServiceError
 from banshe.service.models import CommandRow, LurkFlag
 from banshe.service.views import director_page
@@ -119,7 +120,7 @@ def test_lurk_flags_in_bulk_and_the_feigned_idiot_is_not_flagged_for_not_voting(
     _vote(h, game, links, "锅贴")  # the 白痴 is voted out and 装傻
     _close(h, game)
     state = h.service.read(game)[1]
-    assert state.chars["锅贴"].marks.get("feigned") and state.is_alive("锅贴")
+    assert "锅贴" in ext(state).feigned and state.is_alive("锅贴")
     _close(h, game)  # the night
     # 第3天: everyone but the 白痴 (who may not vote) votes; the day runs its length (潜水 is
     # judged only then: the days closed early above left no flags)

@@ -15,10 +15,18 @@ from banshe.engine.model import NIGHT, GameState
 from banshe.engine.publish import day_opening
 from banshe.engine.ruleset import SUCCESSOR, TEAR_BADGE, Dealer, Ruleset, SeatRefusal, Votable, VoteWeight
 
-from .role import Block, Excluded, OutHook, VotedOutHook
+from .role import Block, Excluded, LibraryRole, OutHook, VotedOutHook
 from .state import ext
 
 FIRST_DAY_SHERIFF = "今天是小镇传统竞选警长日，投票最高者当选警长，不会有人因投票出局。"
+
+
+def role_params(*roles: LibraryRole, **given: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """A `Board`'s `params` (what the library's roles read, `role.params`) for these roles: each
+    role's defaults, then the values `given` by role id. The library's roles and flow read the
+    seating ruleset's `board`: `params`, `out_hooks`, `voted_out_hooks` (a compiled board's, or
+    the one a seed on the library declares: 品茗)."""
+    return {r.id: {**{k: p.default for k, p in r.params.items()}, **given.get(r.id, {})} for r in roles}
 
 
 @dataclass(frozen=True, eq=False)

@@ -12,7 +12,7 @@ from banshe.engine.ruleset import YES_NO, SkillSpec
 
 from ..flow import SUCCEED
 from ..role import VILLAGE, LibraryRole, role_name
-from ..state import ext
+from ..state import BoardState, ext
 
 IDIOT = "idiot"
 FEIGN = "feign"
@@ -31,12 +31,16 @@ def voted_out(state: GameState, name: str) -> bool:
     return True
 
 
-def may_not_vote(state: GameState, name: str) -> str | None:
-    return f"{name}已发动装傻，不能参与投票" if name in ext(state).feigned else None
+def may_not_vote(state: GameState, voter: str) -> str | None:
+    data: BoardState = state.ext  # type: ignore[assignment]  # `ext(state)`, unchecked: asked for every voter
+    feigned = data.feigned
+    return f"{voter}已发动装傻，不能参与投票" if feigned and voter in feigned else None
 
 
-def may_not_be_voted(state: GameState, name: str) -> str | None:
-    return f"{name}已发动装傻，不能成为投票对象" if name in ext(state).feigned else None
+def may_not_be_voted(state: GameState, target: str) -> str | None:
+    data: BoardState = state.ext  # type: ignore[assignment]  # `ext(state)`, unchecked: asked for every target
+    feigned = data.feigned
+    return f"{target}已发动装傻，不能成为投票对象" if feigned and target in feigned else None
 
 
 def feigned(state: GameState) -> frozenset[str]:

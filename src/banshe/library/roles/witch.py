@@ -5,10 +5,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from banshe.engine.commands import Command, IllegalCommand
 from banshe.engine.core import feedback
 from banshe.engine.model import NIGHT, GameState
-from banshe.engine.ruleset import ATTACK, ONE_TARGET, PROTECT, SkillSpec, alive_targets
+from banshe.engine.ruleset import ATTACK, ONE_TARGET, PROTECT, SkillSpec, alive_targets, other_alive_targets
 
 from ..role import VILLAGE, LibraryRole, Param, holder, need, params
 from ..state import ext
@@ -68,11 +70,12 @@ def witch_spirit(state: GameState) -> None:
         feedback(state, witch.name, "通灵", None, killed, text)
 
 
-def antidote_targets(state: GameState, actor: str) -> list[str]:
+def antidote_targets(state: GameState, actor: str) -> Sequence[str]:
     """The targets `check_antidote` accepts once it accepts the 女巫 (herself only where allowed)."""
     rule = params(state, WITCH)["自救"]
-    self_ok = rule == ALWAYS or (rule == FIRST_NIGHT and state.phase.number == 1)
-    return [n for n in state.living() if self_ok or n != actor]
+    if rule == ALWAYS or (rule == FIRST_NIGHT and state.phase.number == 1):
+        return alive_targets(state, actor)
+    return other_alive_targets(state, actor)
 
 
 ANTIDOTE_SKILL = SkillSpec(

@@ -67,5 +67,5 @@ def pinming_effects(state: GameState, effects: Counter[str]) -> None:
         camp = chars[str(first)].camp
         effects["品茗\t首任警长：" + ("狼人阵营" if camp == WOLVES else "村民阵营")] += 1
     for c in chars.values():
-        if c.role == IDIOT and c.marks.get("feigned") and c.camp == VILLAGE and c.alive:
+        if c.role == IDIOT and c.name in data.feigned and c.camp == VILLAGE and c.alive:
             effects["品茗\t装傻后存活到终局"] += 1

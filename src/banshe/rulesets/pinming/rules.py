@@ -1,13 +1,17 @@
 """品茗 (M196) — seed `002_610a7be1c4693044.txt`, with `shared/spec/rulings.md` and docs/rulings.md.
 
-Names are data (ids are ASCII); each skill is a small check/apply pair citing its rule.
+Names are data (ids are ASCII); each skill is a small check/apply pair citing its rule. The
+预言家、女巫、猎人、白痴 and the wolves' 杀人 are the role library's (`banshe.library.roles`, each
+written once with its seed sentence), set by `PARAMS` where the seed words them; the day's vote,
+竞岗, 红牌, 殉职, 遗言 and the night's settlement are the library's shared `flow`. What is 品茗's
+own is here: 认亲 (混血儿、病娇), 决战/拍刀/投降, the wins.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import replace
 
 from banshe.engine.commands import (
     CLOSE_PHASE,
@@ -21,31 +25,21 @@ from banshe.engine.core import (
     check_outcome,
     declare_win,
     draw,
-    elect_sheriff,
-    emit,
     feedback,
     group_notice,
     judge_lost,
     notice,
-    push_prompt,
     put_out,
     set_camp,
-    set_sheriff,
-    settle_red_cards,
-    tally,
-    top_of,
 )
-from banshe.engine.events import NOTICE, Audience
-from banshe.engine.last_words import grant_last_words, last_words_skill
-from banshe.engine.model import DAY, NIGHT, START, GameState, Prompt
+from banshe.engine.last_words import last_words_skill
+from banshe.engine.model import DAY, NIGHT, START, GameState
 from banshe.engine.publish import day_opening
 from banshe.engine.ruleset import (
     MANY_TARGETS,
     NO_TARGET,
     ONE_TARGET,
-    SUCCESSOR,
     TEAR_BADGE,
-    YES_NO,
     Condition,
     NightStage,
     OptionSpec,
@@ -53,62 +47,70 @@ from banshe.engine.ruleset import (
     Ruleset,
     SkillSpec,
     Task,
-    alive_targets,
     first_day,
     later_day,
     other_alive_targets,
 )
+from banshe.library import flow
+from banshe.library.board import Board, role_params
+from banshe.library.flow import red_card
+from banshe.library.role import VILLAGE as VILLAGE  # the camps and 狼群 every standard board has
+from banshe.library.role import WOLF_GROUP as WOLF_GROUP
+from banshe.library.role import WOLVES as WOLVES
+from banshe.library.role import LibraryRole, holder
+from banshe.library.roles import hunter, idiot, seer, witch, wolf
 
 from .state import PinmingState, ext
 
 # -- names (data) ------------------------------------------------------------------------------
-SEER, WITCH, HUNTER, IDIOT, VILLAGER, WOLF, HALFBLOOD, YANDERE = (
-    "seer",
-    "witch",
-    "hunter",
-    "idiot",
-    "villager",
-    "wolf",
-    "halfblood",
-    "yandere",
-)
+# 预言家、女巫、猎人、白痴 are the library's roles (`banshe.library.roles`), seated as the seed words them
+SEER, WITCH, HUNTER, IDIOT = seer.SEER, witch.WITCH, hunter.HUNTER, idiot.IDIOT
+VILLAGER, WOLF, HALFBLOOD, YANDERE = "villager", "wolf", "halfblood", "yandere"
 GODS = (SEER, WITCH, HUNTER, IDIOT)  # 特（神职）
-VILLAGE, WOLVES = "village", "wolf"
 CAMP_NAMES = {VILLAGE: "村民阵营", WOLVES: "狼人阵营"}
-WOLF_GROUP = "wolves"  # 狼群
 STANDARD_DECK = [SEER, WITCH, HUNTER, IDIOT] + [VILLAGER] * 4 + [WOLF] * 4 + [HALFBLOOD, YANDERE]
 OPTION_MIXED_IN_GROUP = "混子入狼群"
 
 # skill ids
-RECOGNIZE, CHECK, KILL, SPIRIT, ANTIDOTE, POISON = "recognize", "check", "kill", "spirit", "antidote", "poison"
-SHOOT, SUCCEED, FEIGN, DUEL, SLASH, SURRENDER, LAST_WORDS = (
-    "shoot",
-    "succeed",
-    "feign",
-    "duel",
-    "slash",
-    "surrender",
-    "last_words",
-)
+CHECK, SPIRIT, ANTIDOTE, POISON = seer.CHECK, witch.SPIRIT, witch.ANTIDOTE, witch.POISON
+SHOOT, FEIGN, SUCCEED = hunter.SHOOT, idiot.FEIGN, flow.SUCCEED
+KILL = wolf.KILL
+RECOGNIZE, DUEL, SLASH, SURRENDER, LAST_WORDS = "recognize", "duel", "slash", "surrender", "last_words"
 LAST_WORDS_COUNT = 4  # 遗言数量等于4
 # the wolf group's skills (杀人、决战、拍刀、投降: 该阵营共群的角色); a 混血儿/病娇 of the wolves'
 # camp uses them only in the group (选项 混子入狼群, `_form_wolf_group`)
 _GROUP_SKILLS = (KILL, DUEL, SLASH, SURRENDER)
 _GROUP_SET = frozenset(_GROUP_SKILLS)
 
+
+def _seat(lib: LibraryRole) -> Role:
+    """A library role seated as the seed names it (its rule: the role's module, `lib.seed`)."""
+    return Role(lib.id, lib.name, lib.camp, skills=tuple(s.id for s in lib.skills), charges=lib.charges)
+
+
 # 身份 — 角色在被分发身份后，最开始属于其身份所属阵营 (混血儿、病娇 then join a camp at 开局)
 ROLES = (
-    Role(SEER, "预言家", VILLAGE, skills=(CHECK,)),
-    # 女巫: 通灵<强制> (lost with 救药), 救药<限定>, 毒药<限定>
-    Role(WITCH, "女巫", VILLAGE, skills=(ANTIDOTE, POISON), charges=((SPIRIT, 1), (ANTIDOTE, 1), (POISON, 1))),
-    Role(HUNTER, "猎人", VILLAGE, skills=(SHOOT,), charges=((SHOOT, 1),)),  # 最后一枪<限定>
-    Role(IDIOT, "白痴", VILLAGE, skills=(FEIGN,), charges=((FEIGN, 1),)),  # 装傻<限定>
+    _seat(seer.ROLE),
+    _seat(witch.ROLE),
+    _seat(hunter.ROLE),
+    _seat(idiot.ROLE),
     Role(VILLAGER, "村民", VILLAGE),
     Role(WOLF, "狼人", WOLVES, skills=_GROUP_SKILLS),
     Role(HALFBLOOD, "混血儿", VILLAGE, skills=(RECOGNIZE, *_GROUP_SKILLS)),  # 认亲<强制>
     Role(YANDERE, "病娇", VILLAGE, skills=_GROUP_SKILLS),
 )
 ROLE_NAMES = {r.id: r.name for r in ROLES}
+# the library roles' parameters, as the seed words them (their defaults: 预言 answers
+# <村民阵营>/<非村民阵营>)
+PARAMS = role_params(
+    seer.ROLE,
+    witch.ROLE,
+    hunter.ROLE,
+    # 女巫 救药 — 选择一名除自己之外的角色; <救药>发动后…该夜晚不可发动<毒药> (反之亦然); 通灵<强制>
+    witch={"自救": witch.NEVER, "同夜双药": False, "通灵": True},
+    # 最后一枪<限定> — 当猎人并非因红牌罚下而出局后 (猎人警长出局后，依次发动<最后一枪>、<殉职>)
+    hunter={"不能开枪": ("罚下",)},
+)
 
 
 # -- small queries -----------------------------------------------------------------------------
@@ -121,26 +123,9 @@ def _alive_group(state: GameState) -> list[str]:
     return [n for n in _group(state) if chars[n].alive]
 
 
-def _witch(state: GameState) -> Any:
-    witches = state.with_role(WITCH)
-    return witches[0] if witches else None
-
-
 def _has(state: GameState, name: str, role: str) -> bool:
     c = state.chars[name]
     return c.role == role and not c.skills_lost
-
-
-def _feigned(state: GameState, name: str) -> bool:
-    return bool(state.chars[name].marks.get("feigned"))
-
-
-def report(state: GameState, text: str) -> None:
-    """公示: by day at once; what happens at night (or at 开局) opens the next day."""
-    if state.phase.kind == DAY:
-        announce(state, text)
-    else:
-        ext(state).report.append(text)
 
 
 # -- 开局: 认亲 -------------------------------------------------------------------------------
@@ -198,225 +183,13 @@ def _form_wolf_group(state: GameState) -> None:
     group_notice(state, WOLF_GROUP, "狼群成员：" + "、".join(members), members=list(members))
 
 
-# -- night -------------------------------------------------------------------------------------
-def check_check(state: GameState, cmd: Command) -> None:
-    # 预言 — 游戏日夜晚，预言家选择一名角色
-    if not _has(state, cmd.actor, SEER):
-        raise IllegalCommand(f"{cmd.actor}不是预言家，不能预言")
-    if ext(state).check is not None:
-        raise IllegalCommand("今晚已经预言过了")
-
-
-def apply_check(state: GameState, cmd: Command) -> None:
-    ext(state).check = (cmd.actor, cmd.targets[0])  # one target (the shape is checked)
-
-
-def check_kill(state: GameState, cmd: Command) -> None:
-    # 杀人 — 该阵营共群的角色可以共同指杀一名角色 (rulings: the last submission stands)
-    if cmd.actor not in _group(state):
-        raise IllegalCommand(f"{cmd.actor}不在狼群中，不能杀人")
-
-
-def apply_kill(state: GameState, cmd: Command) -> None:
-    ext(state).kill = cmd.targets[0]  # one target (the shape is checked)
-
-
-def _check_witch(state: GameState, cmd: Command, skill: str, name: str) -> None:
-    if not _has(state, cmd.actor, WITCH):
-        raise IllegalCommand(f"{cmd.actor}不是女巫，不能使用{name}")
-    if not state.chars[cmd.actor].has_charge(skill):
-        raise IllegalCommand(f"{name}已经用过了")
-
-
-def potion_spent(state: GameState, cmd: Command) -> bool:
-    """`_check_witch`'s quick refusal for the legal moves: this potion is used up."""
-    return not state.chars[cmd.actor].has_charge(cmd.skill)
-
-
-def check_antidote(state: GameState, cmd: Command) -> None:
-    # 救药<限定> — 女巫选择一名除自己之外的角色; <毒药>发动后，该夜晚不可发动<救药>
-    _check_witch(state, cmd, ANTIDOTE, "救药")
-    if cmd.target == cmd.actor:
-        raise IllegalCommand("救药不能用在女巫自己身上")
-    if ext(state).poison is not None:
-        raise IllegalCommand("今晚已经使用毒药，不能再使用救药")
-
-
-def apply_antidote(state: GameState, cmd: Command) -> None:
-    witch = state.chars[cmd.actor]
-    witch.spend(ANTIDOTE)
-    witch.charges[SPIRIT] = 0  # <救药>发动后，失去技能<通灵>
-    ext(state).save = cmd.target
-
-
-def check_poison(state: GameState, cmd: Command) -> None:
-    # 毒药<限定>; <救药>发动后…该夜晚不可发动<毒药>
-    _check_witch(state, cmd, POISON, "毒药")
-    if ext(state).save is not None:
-        raise IllegalCommand("今晚已经使用救药，不能再使用毒药")
-
-
-def apply_poison(state: GameState, cmd: Command) -> None:
-    state.chars[cmd.actor].spend(POISON)
-    ext(state).poison = cmd.target
-
-
-def seer_result(state: GameState) -> None:
-    """预言家行动 closes: 若该角色属于村民阵营，反馈<村民阵营>；否则，反馈<非村民阵营>."""
-    data = ext(state)
-    if data.check is not None:
-        seer, target = data.check
-        result = "村民阵营" if state.chars[target].camp == VILLAGE else "非村民阵营"
-        feedback(state, seer, "预言", target, result, f"你预言了{target}：{result}。")
-
-
-def witch_spirit(state: GameState) -> None:
-    """狼人行动 closes: 通灵<强制> — 反馈被指杀的角色 (while the 女巫 still holds 通灵)."""
-    witch = _witch(state)
-    if witch and witch.alive and not witch.skills_lost and witch.has_charge(SPIRIT):
-        kill = ext(state).kill
-        killed = [kill] if kill else []
-        feedback(
-            state,
-            witch.name,
-            "通灵",
-            None,
-            killed,
-            f"今晚被指杀的角色：{kill}。" if kill else "今晚没有角色被指杀。",
-        )
-
-
-def settle_night(state: GameState) -> None:
-    """总体流程 5(4)(5): 指杀结算 (the 救药 target survives), then 毒药结算."""
-    data = ext(state)
-    kill = data.kill
-    if kill and kill != data.save and state.is_alive(kill):
-        put_out(state, kill, "杀人")
-    poison = data.poison
-    if poison and state.is_alive(poison):
-        put_out(state, poison, "毒药")
-
-
-# -- reactive prompts --------------------------------------------------------------------------
+# -- outs (the library's flow) -----------------------------------------------------------------
 def on_out(state: GameState, name: str, cause: str) -> None:
-    c = state.chars[name]
+    """The shared flow's out (遗言数量等于4 — 红牌罚下出局的角色没有遗言权利; the role's reaction;
+    殉职, 红牌罚下的警长<殉职>对象随机选择), save in the showdown: it raises no prompts, it ends the game."""
     if ext(state).showdown:
-        return  # the showdown raises no prompts: it ends the game
-    # 遗言数量等于4; 红牌罚下出局的角色没有遗言权利
-    if cause != "罚下":
-        grant_last_words(state, name, "次日讨论日开始前提交")
-    # 最后一枪<限定> — 当猎人并非因红牌罚下而出局后
-    if c.role == HUNTER and not c.skills_lost and c.has_charge(SHOOT) and cause != "罚下":
-        push_prompt(state, Prompt(name, SHOOT, "选择一名其他角色，该角色立即出局。"))
-    if state.sheriff == name:
-        if cause == "罚下":
-            # 红牌罚下的警长<殉职>对象随机选择
-            successor = draw(state, "罚下警长的继任者", _successor_candidates(state, name))
-            _hand_badge(state, successor)
-        else:
-            # 殉职<强制>; 猎人警长出局后，依次发动<最后一枪>、<殉职>
-            push_prompt(state, Prompt(name, SUCCEED, "选择继任警长，或撕掉警徽。"))
-
-
-def _successor_candidates(state: GameState, sheriff: str) -> list[str]:
-    # 白痴装傻后不能成为警长<殉职>的目标
-    return [n for n in state.order if n != sheriff and state.is_alive(n) and not _feigned(state, n)]
-
-
-def successors(state: GameState, sheriff: str) -> list[str]:
-    """殉职's candidates: who may take the badge, then 撕警徽 (`check_succeed`'s choices)."""
-    return [*_successor_candidates(state, sheriff), TEAR_BADGE]
-
-
-def _hand_badge(state: GameState, successor: str | None) -> None:
-    old = state.sheriff
-    set_sheriff(state, successor)
-    if successor:
-        report(state, f"警长{old}殉职，警徽移交给{successor}。")
-    else:
-        report(state, f"警长{old}撕掉了警徽。")
-
-
-def check_shoot(state: GameState, cmd: Command) -> None:
-    # 最后一枪<限定> — 选择一名其他角色
-    if cmd.targets[0] == cmd.actor:
-        raise IllegalCommand("最后一枪需要选择一名其他角色")
-
-
-def answer_shoot(state: GameState, prompt: Prompt, cmd: Command) -> None:
-    # …该角色立即出局
-    target = cmd.targets[0]
-    state.chars[cmd.actor].spend(SHOOT)
-    report(state, f"猎人{cmd.actor}发动最后一枪，{target}出局。")
-    put_out(state, target, "最后一枪")
-
-
-def shoot_lapses(state: GameState, prompt: Prompt) -> None:
-    director_text = f"猎人{prompt.actor}未按时发动最后一枪，视为放弃。"
-    emit(state, NOTICE, Audience.director(), director_text)
-
-
-def check_succeed(state: GameState, cmd: Command) -> None:
-    # 殉职<强制> — 选择一名角色继任警长或撕掉警徽 (白痴装傻后不能成为目标)
-    target = cmd.targets[0]
-    if target != TEAR_BADGE and target not in _successor_candidates(state, cmd.actor):
-        raise IllegalCommand(f"{target}不能继任警长")
-
-
-def answer_succeed(state: GameState, prompt: Prompt, cmd: Command) -> None:
-    target = cmd.targets[0]
-    _hand_badge(state, None if target == TEAR_BADGE else target)
-
-
-def succeed_lapses(state: GameState, prompt: Prompt) -> None:
-    # 警长未按时发动<殉职>后，则视为撕掉警徽 (the later copy of the flow section)
-    _hand_badge(state, None)
-
-
-# -- day ---------------------------------------------------------------------------------------
-def resolve_vote(state: GameState) -> None:
-    """讨论日获得投票最多的角色将出局; 平票无人出局; 警长 1.5 票; 白痴 装傻<强制>."""
-    counts = tally(state, PINMING)
-    top = top_of(counts)
-    summary = "，".join(f"{t} {_fmt(v)}票" for t, v in sorted(counts.items(), key=lambda kv: -kv[1]))
-    announce(state, f"{state.phase.label}投票结束。" + (f"票数：{summary}。" if summary else "无人投票。"))
-    if len(top) != 1:
-        announce(state, "平票，无人出局。" if top else "无人出局。")
         return
-    target = top[0]
-    c = state.chars[target]
-    if c.role == IDIOT and not c.skills_lost and c.has_charge(FEIGN):
-        # 装傻<强制><限定>: 避免出局，并公示; 若白痴是警长，须移交警长
-        c.spend(FEIGN)
-        c.marks["feigned"] = True
-        announce(state, f"{target}是白痴，发动装傻，免于出局。无人出局。")
-        if state.sheriff == target:
-            push_prompt(state, Prompt(target, SUCCEED, "你发动了装傻，须移交警长（或撕掉警徽）。"))
-        return
-    announce(state, f"{target}被投票出局。")
-    put_out(state, target, "投票")
-
-
-def _fmt(v: float) -> str:
-    return str(int(v)) if v == int(v) else str(v)
-
-
-def elect(state: GameState) -> None:
-    """竞岗<强制> — 第一天投票结束后，最先获得投票数最多的角色当选警长."""
-    counts = tally(state, PINMING)
-    summary = "，".join(f"{t} {_fmt(v)}票" for t, v in sorted(counts.items(), key=lambda kv: -kv[1]))
-    winner = elect_sheriff(state, counts)
-    if winner is None:
-        announce(state, "第1天投票结束，无人投票，本局暂无警长。")
-        return
-    announce(state, f"第1天投票结束（{summary}），{winner}当选警长。")
-    set_sheriff(state, winner)
-
-
-def red_card(state: GameState, name: str) -> None:
-    # 红牌罚下: no last words, no 最后一枪, random successor
-    report(state, f"{name}被红牌罚下。")
-    put_out(state, name, "罚下")
+    flow.on_out(state, name, cause)
 
 
 # -- 决战 / 拍刀 / 投降 -----------------------------------------------------------------------
@@ -448,8 +221,8 @@ def _wolves_alive(state: GameState) -> int:
 def start_showdown(state: GameState) -> None:
     wolves = [n for n in _group(state)]
     announce(state, "狼人全员同意决战，进入拍刀环节，讨论帖关闭。狼人马甲：" + "、".join(wolves) + "。")
-    witch = _witch(state)
-    if witch and witch.alive and witch.has_charge(ANTIDOTE):
+    the_witch = holder(state, WITCH)
+    if the_witch and the_witch.alive and the_witch.has_charge(ANTIDOTE):
         # 若女巫持有救药时狼人拍刀，狼人阵营立即判负
         announce(state, "女巫仍持有救药，狼人阵营判负。")
         judge_lost(state, WOLVES, "女巫持有救药时拍刀")
@@ -488,8 +261,8 @@ def settle_slash(state: GameState, targets: list[str]) -> None:
     """拍刀结算: 女巫存活还有毒药 → 狼刀数-1; 砍到猎人且猎人不是最后一神 → 狼刀数-1 (不告知狼人)."""
     knives = ext(state).knives
     assert knives is not None  # settled only in the 拍刀环节
-    witch = _witch(state)
-    if witch and witch.alive and witch.has_charge(POISON):
+    the_witch = holder(state, WITCH)
+    if the_witch and the_witch.alive and the_witch.has_charge(POISON):
         knives -= 1
     taken: list[str] = []
     for target in targets:
@@ -543,36 +316,23 @@ def showdown_lapse(state: GameState) -> None:
         declare_win(state, VILLAGE, "未提交拍刀")
 
 
-def red_cards(state: GameState) -> None:
-    """白天红牌罚下导致的出局结算在投票结算之后执行."""
-    settle_red_cards(state, PINMING)
-
-
 SETTLE = {
     START: (Task("start", start),),
-    NIGHT: (Task("showdown_lapse", showdown_lapse), Task("night", settle_night)),
+    NIGHT: (Task("showdown_lapse", showdown_lapse), Task("night", flow.settle_night)),
     DAY: (
         Task("showdown_lapse", showdown_lapse),
-        Task("election", elect, when=first_day),  # 竞岗: 第一天投票结束后
-        Task("vote", resolve_vote, when=later_day),
-        Task("red_cards", red_cards),
+        Task("election", flow.elect, when=first_day),  # 竞岗: 第一天投票结束后
+        Task("vote", flow.resolve_vote, when=later_day),  # 平票无人出局; 警长 1.5 票; 白痴 装傻
+        Task("red_cards", flow.red_cards),  # 白天红牌罚下导致的出局结算在投票结算之后执行
     ),
 }
-
-
-def _no_check(state: GameState, cmd: Command) -> None:
-    return None
-
-
-def _never(state: GameState, cmd: Command) -> None:
-    raise IllegalCommand("品茗的白痴装傻为强制技能，由导演直接结算，无需提交")
 
 
 # -- the ruleset -------------------------------------------------------------------------------
 # the skills name their stage (`SkillSpec.stage`); a stage carries what flows once it closes
 NIGHT_STAGES = (
-    NightStage("seer", "预言家行动", on_close=seer_result),
-    NightStage("wolves", "狼人行动", on_close=witch_spirit),
+    NightStage("seer", "预言家行动", on_close=seer.seer_result),
+    NightStage("wolves", "狼人行动", on_close=witch.witch_spirit),
     NightStage("witch", "女巫行动", opens_with_night=False),  # 女巫 acts once she knows the kill
 )
 
@@ -591,68 +351,13 @@ SKILLS = {
             apply_recognize,
             candidates=other_alive_targets,
         ),
-        SkillSpec(CHECK, "预言", _NIGHT, ONE_TARGET, check_check, apply_check, stage="seer", candidates=alive_targets),
-        SkillSpec(
-            KILL,
-            "杀人",
-            _NIGHT,
-            ONE_TARGET,
-            check_kill,
-            apply_kill,
-            audience="group:wolves",
-            members_of=WOLF_GROUP,
-            stage="wolves",
-            candidates=alive_targets,
-        ),
-        SkillSpec(
-            ANTIDOTE,
-            "救药",
-            _NIGHT,
-            ONE_TARGET,
-            check_antidote,
-            apply_antidote,
-            stage="witch",
-            candidates=other_alive_targets,
-            refuses=potion_spent,
-        ),
-        SkillSpec(
-            POISON,
-            "毒药",
-            _NIGHT,
-            ONE_TARGET,
-            check_poison,
-            apply_poison,
-            stage="witch",
-            candidates=alive_targets,
-            refuses=potion_spent,
-        ),
-        SkillSpec(
-            SHOOT,
-            "最后一枪",
-            _ANY,
-            ONE_TARGET,
-            check_shoot,
-            _no_check,
-            prompt=True,
-            actor_may_be_out=True,
-            answer=answer_shoot,
-            on_timeout=shoot_lapses,
-            candidates=other_alive_targets,
-        ),
-        SkillSpec(
-            SUCCEED,
-            "殉职",
-            _ANY,
-            SUCCESSOR,
-            check_succeed,
-            _no_check,
-            prompt=True,
-            actor_may_be_out=True,
-            answer=answer_succeed,
-            on_timeout=succeed_lapses,
-            candidates=successors,
-        ),
-        SkillSpec(FEIGN, "装傻", _ANY, YES_NO, _never, _no_check, prompt=True),
+        replace(seer.CHECK_SKILL, stage="seer"),
+        replace(wolf.KILL_SKILL, stage="wolves"),
+        replace(witch.ANTIDOTE_SKILL, stage="witch"),
+        replace(witch.POISON_SKILL, stage="witch"),
+        hunter.SHOOT_SKILL,
+        flow.succeed_skill(_ANY),  # 殉职<强制>; 警长未按时发动<殉职>后，则视为撕掉警徽
+        idiot.FEIGN_SKILL,
         SkillSpec(
             DUEL,
             "决战",
@@ -730,27 +435,16 @@ def open_phase(state: GameState) -> None:
     announce(state, day_opening(state, first_day, reports=ext(state).report))
 
 
-def feigned_voter(state: GameState, voter: str) -> str | None:
-    if state.chars[voter].marks.get("feigned"):  # _feigned, inline: asked for every voter
-        return f"{voter}已发动装傻，不能参与投票"
-    return None
-
-
-def feigned_target(state: GameState, target: str) -> str | None:
-    if state.chars[target].marks.get("feigned"):  # _feigned, inline: asked for every target
-        return f"{target}已发动装傻，不能成为投票对象"
-    return None
-
-
 def votable(state: GameState) -> Sequence[str]:
-    # `feigned_target`, inline, made once per day and out: asked for every voter. 装傻 (the
+    # 装傻's `can_be_voted`, inline, made once per day and out: asked for every voter. 装傻 (the
     # only other change) comes at the day's 关门, after its votes
     data: PinmingState = state.ext  # type: ignore[assignment]  # `ext(state)`, unchecked: asked for every voter
     memo = data.votable_memo
     outs = len(state.outs)
     day = state.phase
     if memo[0] != outs or memo[1] is not day:
-        names = tuple([c.name for c in state.chars.values() if c.alive and not c.marks.get("feigned")])
+        feigned = data.feigned
+        names = tuple([c.name for c in state.chars.values() if c.alive and c.name not in feigned])
         memo = data.votable_memo = (outs, day, names)
     return memo[2]
 
@@ -848,13 +542,16 @@ PINMING = Ruleset(
     loss_conditions=(),
     win_conditions=(Condition("狼人阵营胜利条件", _wolves_win), Condition("村民阵营胜利条件", _village_wins)),
     package="banshe.rulesets.pinming",  # its bots and effects
+    # what the library's roles and flow read: the seed's parameters, the hunter's shot, 装傻
+    board=Board(params=PARAMS, out_hooks={HUNTER: hunter.shot_on_out}, voted_out_hooks={IDIOT: idiot.voted_out}),
     gate=showdown_gate,
     validate_roles=check_deal,
     setup=setup,
     on_phase_start=open_phase,
     on_out=on_out,
-    can_vote=feigned_voter,
-    can_be_voted=feigned_target,
+    # 装傻 — 白痴不能参与投票、不能成为投票对象 (the library's)
+    can_vote=idiot.may_not_vote,
+    can_be_voted=idiot.may_not_be_voted,
     votable=votable,
     vote_weight=vote_weight,
     red_card=red_card,

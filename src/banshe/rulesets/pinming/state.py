@@ -1,24 +1,23 @@
-"""品茗's typed game data (`GameState.ext`): what its skills remember, checked by strict mypy."""
+"""品茗's typed game data (`GameState.ext`): what its skills remember, checked by strict mypy.
+
+The library's data (`BoardState`: 公示, 预言, 杀人, 救药, 毒药, 装傻) is shared with the library's
+roles and flow, which 品茗 seats; this adds what only 品茗's own skills remember."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from banshe.engine.model import GameState, Phase, RulesetState
+from banshe.engine.model import GameState, Phase
+from banshe.library.state import BoardState
 
 
 @dataclass
-class PinmingState(RulesetState):
+class PinmingState(BoardState):
     # -- the whole game ---------------------------------------------------------------------
     recognized: str | None = None  # 混血儿 认亲's target (None: not yet)
-    report: list[str] = field(default_factory=list)  # 公示 of the night/开局, read out the next day
     knives: int | None = None  # 拍刀环节: the 狼刀数 to submit (None: no 拍刀环节)
     surrender: list[str] = field(default_factory=list)  # who has agreed to 投降, in order
     # -- this phase (emptied by `new_phase`) -------------------------------------------------
-    check: tuple[str, str] | None = None  # 预言: (预言家, target)
-    kill: str | None = None  # 杀人: the wolves' last submission
-    save: str | None = None  # 救药's target
-    poison: str | None = None  # 毒药's target
     duel: list[str] = field(default_factory=list)  # who has agreed to 决战, in order
     # -- not part of the position ------------------------------------------------------------
     # `rules.votable`'s memo: (len(outs), the phase) when made, the names
@@ -28,27 +27,22 @@ class PinmingState(RulesetState):
 
     def clone(self) -> PinmingState:
         return PinmingState(
-            self.recognized,
             list(self.report),
-            self.knives,
-            list(self.surrender),
+            self.guarded,
+            self.feigned,
             self.check,
             self.kill,
             self.save,
             self.poison,
+            self.recognized,
+            self.knives,
+            list(self.surrender),
             list(self.duel),
         )
 
     def new_phase(self) -> None:
-        self.check = None
-        self.kill = None
-        self.save = None
-        self.poison = None
+        super().new_phase()
         self.duel = []
-
-    def reports(self) -> list[str]:
-        # the 公示 queued at night: the next day's opening, or the result if the night ends the game
-        return self.report
 
     @property
     def showdown(self) -> bool:
