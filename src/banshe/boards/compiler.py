@@ -54,6 +54,8 @@ TOP_KEYS = (
     "code",
 )
 FLOW_KEYS = ("first", "sheriff", "tie", "last_words")
+# `flow.first`: the phase after 开局 — 白天 第1天, 夜晚 第1夜 (`Ruleset.night_first`)
+FIRST_PHASES = ("白天", "夜晚")
 WIN_KINDS = ("屠边", "全部出局")
 _COUNT = re.compile(r"^(.+?)\s*[*×xX]\s*(\d+)$")
 # a night stage's deadline as the director service reads it: minutes (60, 60分钟) or a clock time (23:30)
@@ -274,8 +276,9 @@ def _compile_library(
         if key not in FLOW_KEYS:
             raise doc.fail(("flow", key), f"未知的流程字段（可用：{'、'.join(FLOW_KEYS)}）")
     first = flow_raw.get("first", "白天")
-    if first != "白天":
-        raise doc.fail(("flow", "first"), "本引擎的库板子从第1天（白天）开始：first 只能是 白天")
+    if first not in FIRST_PHASES:
+        raise doc.fail(("flow", "first"), f"看不懂的开局阶段“{first}”（可用：{'、'.join(FIRST_PHASES)}）")
+    night_first = first == "夜晚"
     tie = flow_raw.get("tie", "无人出局")
     if tie != "无人出局":
         raise doc.fail(("flow", "tie"), "平票规则目前只支持 无人出局")
@@ -425,6 +428,7 @@ def _compile_library(
         min_players=2,
         max_players=max(30, sizes[-1]),
         last_words=last_words,
+        night_first=night_first,
         win_conditions=tuple(conditions),
         state_type=BoardState,
         board=board,
