@@ -173,7 +173,11 @@ def test_an_option_changes_the_deal(board_file: Path) -> None:
         (("村民*4", "平民*4"), "第14行：deck.4：没有身份“平民”"),
         (("skills: [守护]", "skills: [守夜]"), "第19行：night.0.skills.0：本板子的身份没有技能“守夜”"),
         (("屠边: [神, 村民]", "屠边: [神, 平民]"), "第24行：wins.0.屠边.1：本板子没有身份“平民”"),
-        (("tie: 无人出局", "tie: 警长决定"), "第17行：flow.tie：平票规则目前只支持 无人出局"),
+        (("tie: 无人出局", "tie: 替罪羊"), "第17行：flow.tie：看不懂的平票规则“替罪羊”（可用：无人出局、警长决定）"),
+        (
+            ("sheriff: {weight: 1.5}, tie: 无人出局", "sheriff: false, tie: 警长决定"),
+            "第17行：flow.tie：没有警长的板子不能用 警长决定（平票规则只能是 无人出局）",
+        ),
         (("deck:", "dek:"), "第14行：dek：未知的字段"),
         (("first: 白天", "first: 黄昏"), "第17行：flow.first：看不懂的开局阶段“黄昏”（可用：白天、夜晚）"),
         (("skills: [守护]}", "skills: [守护], deadline: 一小时}"), "第19行：night.0.deadline：看不懂的时限“一小时”"),
