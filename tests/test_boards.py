@@ -279,6 +279,11 @@ def test_a_night_first_board_opens_with_night_1() -> None:
     # equality is kind and number only; the order is the ruleset's
     assert Phase(DAY, 1, True) == Phase(DAY, 1) and Phase.parse("第1夜", True).ordinal == 1
     assert Phase(START).next() == Phase(DAY, 1) and Phase(NIGHT, 1).next() == Phase(DAY, 2)
+    # a forum thread's 公示 labels are read in the board's order too
+    from banshe.forum.count import first_phase_label
+
+    night_1, day_1 = first_phase_label("第一夜公示", True), first_phase_label("第1天讨论开始", True)
+    assert night_1 is not None and day_1 is not None and night_1.ordinal < day_1.ordinal
     players = list("甲乙丙丁戊己庚辛壬癸子丑")
     doc = {"ruleset": "night_first_board", "players": players, "phases": [{"phase": "第1天"}, {"phase": "第1夜"}]}
     registry.register(rs)
