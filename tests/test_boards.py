@@ -173,8 +173,13 @@ def test_an_option_changes_the_deal(board_file: Path) -> None:
         (("村民*4", "平民*4"), "第14行：deck.4：没有身份“平民”"),
         (("skills: [守护]", "skills: [守夜]"), "第19行：night.0.skills.0：本板子的身份没有技能“守夜”"),
         (("屠边: [神, 村民]", "屠边: [神, 平民]"), "第24行：wins.0.屠边.1：本板子没有身份“平民”"),
-        (("tie: 无人出局", "tie: 警长决定"), "第17行：flow.tie：平票规则目前只支持 无人出局"),
+        (("tie: 无人出局", "tie: 替罪羊"), "第17行：flow.tie：看不懂的平票规则“替罪羊”（可用：无人出局、警长决定）"),
+        (
+            ("sheriff: {weight: 1.5}, tie: 无人出局", "sheriff: false, tie: 警长决定"),
+            "第17行：flow.tie：没有警长的板子不能用 警长决定（平票规则只能是 无人出局）",
+        ),
         (("deck:", "dek:"), "第14行：dek：未知的字段"),
+        (("first: 白天", "first: 黄昏"), "第17行：flow.first：看不懂的开局阶段“黄昏”（可用：白天、夜晚）"),
         (("skills: [守护]}", "skills: [守护], deadline: 一小时}"), "第19行：night.0.deadline：看不懂的时限“一小时”"),
     ],
 )
@@ -256,6 +261,37 @@ def test_a_board_without_a_sheriff_votes_out_from_day_1() -> None:
         assert day1 and not any("警长" in line for line in day1)
     finally:
         registry.unregister("no_sheriff_board")
+
+
+def test_a_night_first_board_opens_with_night_1() -> None:
+    from banshe.engine.model import DAY, NIGHT, START, Phase
+    from banshe.scenario import ScenarioError, parse
+
+    text = MY_BOARD.replace("test_guard_board", "night_first_board").replace("测试守卫局", "夜晚开局")
+    rs = compile_board(text.replace("first: 白天", "first: 夜晚"), "夜晚开局.yaml")
+    assert rs.night_first and not compile_board(text, "白天.yaml").night_first
+    state = new_game(rs, list("甲乙丙丁戊己庚辛壬癸子丑"), seed=1)
+    order = [state.phase]
+    for _ in range(4):
+        order.append(order[-1].next())
+    assert [p.label for p in order] == ["开局", "第1夜", "第1天", "第2夜", "第2天"]
+    assert [p.ordinal for p in order] == [0, 1, 2, 3, 4]
+    # equality is kind and number only; the order is the ruleset's
+    assert Phase(DAY, 1, True) == Phase(DAY, 1) and Phase.parse("第1夜", True).ordinal == 1
+    assert Phase(START).next() == Phase(DAY, 1) and Phase(NIGHT, 1).next() == Phase(DAY, 2)
+    # a forum thread's 公示 labels are read in the board's order too
+    from banshe.forum.count import first_phase_label
+
+    night_1, day_1 = first_phase_label("第一夜公示", True), first_phase_label("第1天讨论开始", True)
+    assert night_1 is not None and day_1 is not None and night_1.ordinal < day_1.ordinal
+    players = list("甲乙丙丁戊己庚辛壬癸子丑")
+    doc = {"ruleset": "night_first_board", "players": players, "phases": [{"phase": "第1天"}, {"phase": "第1夜"}]}
+    registry.register(rs)
+    try:
+        with pytest.raises(ScenarioError, match="阶段顺序错误：第1夜"):
+            parse(doc, "夜晚开局")
+    finally:
+        registry.unregister("night_first_board")
 
 
 def test_a_board_names_a_role_written_as_code_outside_the_library() -> None:

@@ -147,7 +147,7 @@ def parse(doc: Any, source: str = "<scenario>") -> Scenario:
             raise fail(f"phases 中的每一项都需要 phase 字段：{entry}")
         label = str(entry["phase"])
         try:
-            phase = Phase.parse(label)
+            phase = Phase.parse(label, rs.night_first)
         except ValueError:
             raise fail(f"未知的阶段名：{label}") from None
         if phase.ordinal <= last:
@@ -346,7 +346,7 @@ def play(scenario: Scenario) -> tuple[GameState, list[PhaseRecord]]:
     script = {p.ordinal: (p, inputs) for p, inputs in scenario.phases}
     last = max(script) if script else 0
     records: list[PhaseRecord] = []
-    phase = Phase(START)
+    phase = Phase(START, 0, rs.night_first)
     while phase.ordinal <= last and not state.over:
         inputs = script.get(phase.ordinal, (phase, []))[1]
         run = _PhaseRun(state, rs, phase, inputs)

@@ -54,3 +54,27 @@ def test_an_uploaded_board_runs_through_the_service(harness: Harness) -> None:
     finally:
         registry.unregister("service_upload")
         boards._BOARDS.pop("service_upload", None)
+
+
+def test_a_night_first_board_opens_night_1_after_the_start_through_the_service(harness: Harness) -> None:
+    text = MY_BOARD.replace("test_guard_board", "service_night_first").replace("测试守卫局", "服务夜晚开局")
+    boards.register_text(text.replace("first: 白天", "first: 夜晚"), "服务夜晚开局.yaml")
+    try:
+        harness.login()
+        names = DEMO_NAMES[:12]
+        data = {"csrf": harness.csrf, "ruleset": "服务夜晚开局", "seats": "\n".join(names), "seed": "7"}
+        data.update(title="夜晚开局", auto_publish="on")
+        r = harness.client.post("/d/new", data=data, follow_redirects=False)
+        assert r.status_code == 303, r.text
+        game = int(r.headers["location"].rsplit("/", 1)[1])
+        token = next(iter(harness.links(game).values()))
+        seen = [harness.state(token)["view"]["phase"]]  # type: ignore[index]
+        for _ in range(3):
+            code, page = harness.director(game, "command", skill="close_phase")
+            assert code in (200, 303, 400), page
+            harness.settle(game)
+            seen.append(harness.state(token)["view"]["phase"])  # type: ignore[index]
+        assert seen == ["开局", "第1夜", "第1天", "第2夜"]
+    finally:
+        registry.unregister("service_night_first")
+        boards._BOARDS.pop("service_night_first", None)

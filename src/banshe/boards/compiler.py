@@ -54,6 +54,10 @@ TOP_KEYS = (
     "code",
 )
 FLOW_KEYS = ("first", "sheriff", "tie", "last_words")
+# `flow.first`: the phase after 开局 — 白天 第1天, 夜晚 第1夜 (`Ruleset.night_first`)
+FIRST_PHASES = ("白天", "夜晚")
+# `flow.tie`: a tie of the top vote — 无人出局, or 警长决定 (`flow.resolve_vote_sheriff_decides`)
+TIE_RULES = ("无人出局", "警长决定")
 WIN_KINDS = ("屠边", "全部出局")
 _COUNT = re.compile(r"^(.+?)\s*[*×xX]\s*(\d+)$")
 # a night stage's deadline as the director service reads it: minutes (60, 60分钟) or a clock time (23:30)
@@ -274,11 +278,12 @@ def _compile_library(
         if key not in FLOW_KEYS:
             raise doc.fail(("flow", key), f"未知的流程字段（可用：{'、'.join(FLOW_KEYS)}）")
     first = flow_raw.get("first", "白天")
-    if first != "白天":
-        raise doc.fail(("flow", "first"), "本引擎的库板子从第1天（白天）开始：first 只能是 白天")
+    if first not in FIRST_PHASES:
+        raise doc.fail(("flow", "first"), f"看不懂的开局阶段“{first}”（可用：{'、'.join(FIRST_PHASES)}）")
+    night_first = first == "夜晚"
     tie = flow_raw.get("tie", "无人出局")
-    if tie != "无人出局":
-        raise doc.fail(("flow", "tie"), "平票规则目前只支持 无人出局")
+    if tie not in TIE_RULES:
+        raise doc.fail(("flow", "tie"), f"看不懂的平票规则“{tie}”（可用：{'、'.join(TIE_RULES)}）")
     sheriff_raw = flow_raw.get("sheriff", {"weight": 1.5})
     if sheriff_raw is False or sheriff_raw is None:
         weight = 0.0
@@ -290,6 +295,8 @@ def _compile_library(
         weight = sh.get("weight", 1.5)
         if not isinstance(weight, (int, float)) or isinstance(weight, bool) or weight <= 0:
             raise doc.fail(("flow", "sheriff", "weight"), "警长票数必须是正数")
+    if tie == "警长决定" and not weight:
+        raise doc.fail(("flow", "tie"), "没有警长的板子不能用 警长决定（平票规则只能是 无人出局）")
     last_words = flow_raw.get("last_words", 0)
     if not isinstance(last_words, int) or isinstance(last_words, bool) or last_words < 0:
         raise doc.fail(("flow", "last_words"), "遗言数量必须是非负整数")
@@ -341,6 +348,8 @@ def _compile_library(
     skills = {sid: replace(s, stage=staged.get(sid, "")) for sid, s in skills.items()}
     if weight:
         skills[flow.SUCCEED] = flow.succeed_skill(frozenset({START, DAY, NIGHT}))
+    if tie == "警长决定":
+        skills[flow.TIE_BREAK] = flow.tie_break_skill()
     if last_words:
         lw = last_words_skill()
         skills[lw.id] = lw
@@ -378,13 +387,14 @@ def _compile_library(
         if lib.group:
             groups[lib.group] = (*groups.get(lib.group, ()), r)
 
+    resolve_vote = flow.resolve_vote_sheriff_decides if tie == "警长决定" else flow.resolve_vote
     settle: dict[str, tuple[Task, ...]] = {
         START: (Task("start", flow.start),),
         NIGHT: (Task("night", flow.settle_night),),
         DAY: (
-            (Task("election", flow.elect, when=first_day), Task("vote", flow.resolve_vote, when=later_day))
+            (Task("election", flow.elect, when=first_day), Task("vote", resolve_vote, when=later_day))
             if weight
-            else (Task("vote", flow.resolve_vote),)
+            else (Task("vote", resolve_vote),)
         )
         + (Task("red_cards", flow.red_cards),),
     }
@@ -425,6 +435,7 @@ def _compile_library(
         min_players=2,
         max_players=max(30, sizes[-1]),
         last_words=last_words,
+        night_first=night_first,
         win_conditions=tuple(conditions),
         state_type=BoardState,
         board=board,

@@ -753,6 +753,8 @@ def new_game(
             raise ValueError(f"{rs.name}没有选项“{key}”")
         opts[key] = value
     state = GameState(rules=rs, seed=seed, options=opts, order=tuple(names), chars={}, rng=random.Random(seed))
+    if rs.night_first:
+        state.phase = Phase(START, 0, True)  # 开局, then 第1夜 (`Phase.next`)
     state.ext = rs.state_type()
     if roles is None:
         dealt = rs.deal_with(len(names), state.rng, opts)

@@ -71,19 +71,25 @@ def deep_copy(data: Any) -> Any:
 
 @dataclass(frozen=True, slots=True)
 class Phase:
-    """开局, then 第1天, 第1夜, 第2天, …"""
+    """开局, then 第1天, 第1夜, 第2天, … — or, on a night-first board (`Ruleset.night_first`),
+    开局, 第1夜, 第1天, 第2夜, … Equal phases have the same kind and number; `night_first` only
+    orders them (`ordinal`, `next`)."""
 
     kind: str
     number: int = 0
+    # the order this phase belongs to (`Ruleset.night_first`): not part of equality
+    night_first: bool = field(default=False, repr=False, compare=False, hash=False)
     # the label, computed once (every event carries it)
     _label: str = field(init=False, repr=False, compare=False, hash=False)
-    # 开局 0, 第1天 1, 第1夜 2, 第2天 3 … (computed once: the rules compare phases by it)
+    # 开局 0, 第1天 1, 第1夜 2, 第2天 3 … — night first: 开局 0, 第1夜 1, 第1天 2, 第2夜 3 …
+    # (computed once: the rules compare phases by it)
     ordinal: int = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         label = "开局" if self.kind == START else f"第{self.number}{'天' if self.kind == DAY else '夜'}"
         object.__setattr__(self, "_label", label)
-        ordinal = 0 if self.kind == START else 2 * self.number - (1 if self.kind == DAY else 0)
+        first = NIGHT if self.night_first else DAY
+        ordinal = 0 if self.kind == START else 2 * self.number - (1 if self.kind == first else 0)
         object.__setattr__(self, "ordinal", ordinal)
 
     @property
@@ -91,33 +97,42 @@ class Phase:
         return self._label
 
     def next(self) -> Phase:
-        found = _NEXT_PHASE.get(self)
+        cache = _NEXT_NIGHT_FIRST if self.night_first else _NEXT_PHASE
+        found = cache.get(self)
         if found is None:
-            if self.kind == START:
+            if self.night_first:
+                if self.kind == START:
+                    found = Phase(NIGHT, 1, True)
+                elif self.kind == NIGHT:
+                    found = Phase(DAY, self.number, True)
+                else:
+                    found = Phase(NIGHT, self.number + 1, True)
+            elif self.kind == START:
                 found = Phase(DAY, 1)
             elif self.kind == DAY:
                 found = Phase(NIGHT, self.number)
             else:
                 found = Phase(DAY, self.number + 1)
-            if len(_NEXT_PHASE) < 1024:
-                _NEXT_PHASE[self] = found
+            if len(cache) < 1024:
+                cache[self] = found
         return found
 
     @staticmethod
-    def parse(label: str) -> Phase:
+    def parse(label: str, night_first: bool = False) -> Phase:
         if label in ("开局", "第零晚", "第0夜"):
-            return Phase(START)
+            return Phase(START, 0, night_first)
         m = _PHASE_RE.match(label)
         if not m or int(m.group(1)) < 1:
             raise ValueError(f"未知的阶段名：{label}")
-        return Phase(DAY if m.group(2) == "天" else NIGHT, int(m.group(1)))
+        return Phase(DAY if m.group(2) == "天" else NIGHT, int(m.group(1)), night_first)
 
     def __str__(self) -> str:
         return self.label
 
 
-# `Phase.next`, made once per phase (phases are immutable values)
+# `Phase.next`, made once per phase (phases are immutable values), one table per order
 _NEXT_PHASE: dict[Phase, Phase] = {}
+_NEXT_NIGHT_FIRST: dict[Phase, Phase] = {}
 
 
 class Character:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .model import DAY, GameState, Phase
+from .model import GameState
 
 
 def day_opening(
@@ -19,15 +19,17 @@ def day_opening(
     state's (`RulesetState.reports`), else `state.flags[report_key]` (consumed here)."""
     n = state.phase.number
     lines = [f"第{n}天讨论日开始。"]
+    # yesterday and last night by `Phase.ordinal` (the phases just before this one, in the
+    # ruleset's order): no Phase made per out. A night-first board's 第1天 has a night before it.
+    last_night = state.phase.ordinal - 1
     if n == 1:
         lines.append(first_day)
     else:
-        # yesterday and last night by `Phase.ordinal` (第n天 2n-1, 第n夜 2n): no Phase made per out
-        yesterday = Phase(DAY, n - 1).ordinal
-        last_night = yesterday + 1
+        yesterday = last_night - 1
         if vote_out:
             voted = [o.player for o in state.outs if o.phase.ordinal == yesterday and o.cause == "投票"]
             lines.append("昨日投票出局：" + ("、".join(voted) if voted else "无") + "。")
+    if last_night > 0:
         night = [o.player for o in state.outs if o.phase.ordinal == last_night]
         lines.append("昨夜出局：" + "、".join(night) + "。" if night else no_night_outs)
     _queued(state, report_key, lines, reports)

@@ -335,6 +335,8 @@ class Ruleset:
     min_players: int = 1
     max_players: int = 99
     last_words: int = 0
+    # the phase after 开局: False 第1天 (then 第1夜, 第2天 …), True 第1夜 (then 第1天, 第2夜 …)
+    night_first: bool = False
     loss_conditions: Sequence[Condition] = ()
     win_conditions: Sequence[Condition] = ()
     # False (the shared rulings): an out is judged before its triggers run, so a win it makes

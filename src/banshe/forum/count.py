@@ -71,18 +71,24 @@ def _zh_number(text: str) -> int | None:
     return total + current
 
 
-def _phase_labels(text: str) -> list[Phase]:
+def _phase_labels(text: str, night_first: bool = False) -> list[Phase]:
     out = []
     for m in _LABEL.finditer(normalize(text)):
         n = _zh_number(m.group(1))
         if n is not None and n >= 1:
-            out.append(Phase(DAY if m.group(2) in "天日" else NIGHT, n))
+            out.append(Phase(DAY if m.group(2) in "天日" else NIGHT, n, night_first))
     return out
 
 
-def first_phase_label(text: str) -> Phase | None:
-    """The first 第N天 / 第N夜 a text names (a director's 公示 names its own phase first)."""
-    labels = _phase_labels(text)
+def _ordinal_of(entry: dict[str, Any], rs: Ruleset) -> int:
+    """The ordinal of an exported command's phase, in the board's order."""
+    return Phase.parse(str(entry.get("phase", "")), rs.night_first).ordinal
+
+
+def first_phase_label(text: str, night_first: bool = False) -> Phase | None:
+    """The first 第N天 / 第N夜 a text names (a director's 公示 names its own phase first), in the
+    order of a board whose first phase is the night or not (`Ruleset.night_first`)."""
+    labels = _phase_labels(text, night_first)
     return labels[0] if labels else None
 
 
@@ -99,7 +105,7 @@ class Game:
     def default_day(self) -> Phase:
         if self.scenario is not None:
             last = max((p for p, _ in self.scenario.phases), key=lambda p: p.ordinal, default=None)
-            phase = last.next() if last is not None else Phase(DAY, 1)
+            phase = last.next() if last is not None else Phase(DAY, 1, self.ruleset.night_first)
         else:
             state = self._replay_export(None)
             phase = state.phase
@@ -120,7 +126,7 @@ class Game:
             for i, entry in enumerate(data.get("commands") or []):
                 if entry.get("superseded"):
                     continue
-                if before is not None and Phase.parse(str(entry.get("phase", ""))).ordinal >= before.ordinal:
+                if before is not None and _ordinal_of(entry, self.ruleset) >= before.ordinal:
                     break
                 try:
                     apply_in_place(state, Command.from_json(entry["command"]))
@@ -145,7 +151,7 @@ class Game:
         else:
             state = self._replay_export(day)
             records = []
-            phase = Phase(START)
+            phase = Phase(START, 0, self.ruleset.night_first)
             while phase.ordinal < state.phase.ordinal:
                 records.append(sc.PhaseRecord(phase))
                 phase = phase.next()
@@ -256,14 +262,14 @@ class Options:
     accelerated: bool = False
 
 
-def _day_spans(posts: list[Post], director: str) -> list[tuple[Phase, int]]:
+def _day_spans(posts: list[Post], director: str, night_first: bool = False) -> list[tuple[Phase, int]]:
     """Each phase a director's post opens (the first one naming it), with its index."""
     spans: list[tuple[Phase, int]] = []
     seen: set[int] = set()
     for i, post in enumerate(posts):
         if not same_name(post.author, director):
             continue
-        phase = first_phase_label(post.body)
+        phase = first_phase_label(post.body, night_first)
         if phase is not None and phase.ordinal not in seen and (not spans or phase.ordinal > spans[-1][0].ordinal):
             seen.add(phase.ordinal)
             spans.append((phase, i))
@@ -313,7 +319,7 @@ def count(game: Game, thread: Thread, options: Options) -> dict[str, Any]:
     rs = game.ruleset
     if options.day is not None and options.day < 1:
         raise CountError("--day 必须是正整数")
-    day = Phase(DAY, options.day) if options.day is not None else game.default_day()
+    day = Phase(DAY, options.day, rs.night_first) if options.day is not None else game.default_day()
     game.check_day(day)
     state, _records = game.state_at(day)
     if options.accelerated:
@@ -321,16 +327,16 @@ def count(game: Game, thread: Thread, options: Options) -> dict[str, Any]:
     posts = thread.posts
     _check_hidden(posts)
     director = options.director or posts[0].author
-    spans = _day_spans(posts, director)
+    spans = _day_spans(posts, director, rs.night_first)
     span = _range_of(spans, day, len(posts), stop_at_night=False)
     if span is None:  # a director's post that names the day later in its text (第1夜公示…第2天开始)
         for i, post in enumerate(posts):
-            if same_name(post.author, director) and day in _phase_labels(post.body):
+            if same_name(post.author, director) and day in _phase_labels(post.body, rs.night_first):
                 later = [idx for phase, idx in spans if idx > i and phase.kind == DAY and phase.ordinal > day.ordinal]
                 span = (i, later[0] if later else len(posts))
                 break
     if span is None:
-        if first_phase_label(thread.subject) == day:
+        if first_phase_label(thread.subject, rs.night_first) == day:
             starts = [i for i, p in enumerate(posts) if same_name(p.author, director)]
             if starts:
                 span = (starts[0], len(posts))
@@ -526,8 +532,9 @@ def _lurk_flags(
     for k in (day.number - 1, day.number - 2):
         if k < 1:
             break
-        span = _range_of(spans, Phase(DAY, k), len(posts), stop_at_night=True)
-        if span is None or Phase(DAY, k).label in accelerated:
+        earlier_day = Phase(DAY, k, day.night_first)
+        span = _range_of(spans, earlier_day, len(posts), stop_at_night=True)
+        if span is None or earlier_day.label in accelerated:
             break
         tally: dict[str, int] = {}
         for post in posts[span[0] : span[1]]:

@@ -22,13 +22,14 @@ from banshe.engine.core import (
     top_of,
 )
 from banshe.engine.last_words import grant_last_words
-from banshe.engine.model import GameState, Prompt
-from banshe.engine.ruleset import SUCCESSOR, TEAR_BADGE, SkillSpec
+from banshe.engine.model import DAY, GameState, Prompt
+from banshe.engine.ruleset import ATTACK, ONE_TARGET, SUCCESSOR, TEAR_BADGE, SkillSpec
 
 from .role import params, report
 from .state import ext
 
 SUCCEED = "succeed"
+TIE_BREAK = "tie_break"  # 平票裁决 (flow.tie: 警长决定)
 GUARD = "guard"  # the 守卫's id (its 守护 changes the night's settlement)
 
 
@@ -146,6 +147,68 @@ def resolve_vote(state: GameState) -> None:
         return
     announce(state, f"{target}被投票出局。")
     put_out(state, target, "投票")
+
+
+# -- 平票：警长决定 (flow.tie) ------------------------------------------------------------------
+def resolve_vote_sheriff_decides(state: GameState) -> None:
+    """平票：警长决定 — a tie of the top vote with a sheriff in the game: he chooses one of the
+    tied (平票裁决, a prompt), who is out by the vote; unanswered, or with no sheriff, the tie puts
+    no one out (docs/rulings.md). Anything else is `resolve_vote`."""
+    counts = tally(state, state.rules)
+    top = top_of(counts)
+    sheriff = state.sheriff
+    if len(top) < 2 or not sheriff or not state.is_alive(sheriff):
+        resolve_vote(state)
+        return
+    seated = tuple(n for n in state.order if n in top)
+    tied = "、".join(seated)
+    announce(state, f"{state.phase.label}投票结束。票数：{_summary(counts)}。")
+    announce(state, f"平票（{tied}），由警长{sheriff}决定其中一人出局。")
+    push_prompt(state, Prompt(sheriff, TIE_BREAK, f"平票，选择其中一人出局：{tied}。", (("tied", seated),)))
+
+
+def tied_of(state: GameState, actor: str) -> list[str]:
+    """`SkillSpec.candidates` of 平票裁决: the tied still in the game, in seat order."""
+    for prompt in state.prompts:
+        if prompt.actor == actor and prompt.skill == TIE_BREAK:
+            return [n for n in prompt.get("tied", ()) if state.is_alive(n)]
+    return []
+
+
+def check_tie_break(state: GameState, cmd: Command) -> None:
+    if cmd.targets[0] not in tied_of(state, cmd.actor):
+        raise IllegalCommand(f"{cmd.targets[0]}不在平票者之中")
+
+
+def answer_tie_break(state: GameState, prompt: Prompt, cmd: Command) -> None:
+    target = cmd.targets[0]
+    announce(state, f"警长{cmd.actor}决定{target}出局。")
+    hook = state.rules.board.voted_out_hooks.get(state.chars[target].role)
+    if hook is not None and hook(state, target):
+        return
+    announce(state, f"{target}被投票出局。")
+    put_out(state, target, "投票")
+
+
+def tie_break_lapses(state: GameState, prompt: Prompt) -> None:
+    announce(state, f"警长{prompt.actor}未按时决定，平票无人出局。")
+
+
+def tie_break_skill() -> SkillSpec:
+    return SkillSpec(
+        TIE_BREAK,
+        "平票裁决",
+        frozenset({DAY}),
+        ONE_TARGET,
+        check_tie_break,
+        _no_apply,
+        prompt=True,
+        answer=answer_tie_break,
+        on_timeout=tie_break_lapses,
+        candidates=tied_of,
+        intent=ATTACK,
+        irreversible=True,
+    )
 
 
 def elect(state: GameState) -> None:

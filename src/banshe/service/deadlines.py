@@ -498,7 +498,7 @@ class Deadlines(Store):
                 if row.skill == DAWN:
                     row.cancelled = True
             if when is not None:
-                label = state.phase.label if state.phase.kind == DAY else Phase(DAY, state.phase.number + 1).label
+                label = state.phase.label if state.phase.kind == DAY else state.phase.next().label
                 old = s.scalar(select(Deadline).where(Deadline.game_id == game.id, Deadline.key == f"{label}|dawn"))
                 if old is not None:
                     old.cancelled, old.fired_at, old.due_at = False, None, when

@@ -644,7 +644,7 @@ class ForumDesk:
             phases: dict[str, list[str]] = {}
             for phase, text in items:
                 phases.setdefault(phase, []).append(text)
-            order = sorted(phases, key=lambda p: Phase.parse(p).ordinal, reverse=True)
+            order = sorted(phases, key=lambda p: Phase.parse(p, state.rules.night_first).ordinal, reverse=True)
             ordered = [{"phase": p, "texts": phases[p], "message": f"【{p}】" + "\n".join(phases[p])} for p in order]
             out.append({"player": name, "alive": state.is_alive(name), "phases": ordered})
         return out

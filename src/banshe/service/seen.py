@@ -198,7 +198,7 @@ def _private(
     for n in seen.notices:
         if n.player == viewer:
             items.append({"kind": "director", "phase": n.phase, "text": f"导演：{n.text}", "data": {}})
-    items.sort(key=lambda e: _ordinal(str(e["phase"])))  # stable: each phase's items after its events
+    items.sort(key=lambda e: _ordinal(str(e["phase"]), rs.night_first))  # stable: each phase's items after its events
     return items
 
 
@@ -206,9 +206,9 @@ def _key(cmd: dict[str, Any]) -> str:
     return repr(sorted(cmd.items()))
 
 
-def _ordinal(label: str) -> int:
+def _ordinal(label: str, night_first: bool) -> int:
     try:
-        return Phase.parse(label).ordinal
+        return Phase.parse(label, night_first).ordinal
     except ValueError:
         return 0
 
@@ -575,7 +575,7 @@ def player_context(rs: Ruleset, game: Game, pub: Publication, seen: Seen, viewer
             )
         ]
     v["events"] = v["events"] + _held_events(pub, seen, viewer)
-    v["events"].sort(key=lambda e: _ordinal(str(e["phase"])))
+    v["events"].sort(key=lambda e: _ordinal(str(e["phase"]), rs.night_first))
     actions = actions_of(
         rs,
         revived(pub, viewer) if pub.open else pub.shown,
