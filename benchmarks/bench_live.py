@@ -459,18 +459,30 @@ async def viewer_loop(client: httpx.AsyncClient, v: Viewer, stats: Stats, stop: 
         await asyncio.sleep(2.0)  # `retry: 2000`
 
 
-async def submit(client: httpx.AsyncClient, v: Viewer, kind: str, text: str, t_sched: float, stats: Stats) -> None:
+async def submit(
+    client: httpx.AsyncClient, v: Viewer, kind: str, text: str, t_sched: float, stats: Stats, by_form: bool = False
+) -> None:
+    """What the thread page does with a post: static/app.js sends it by fetch (Accept: JSON) and
+    takes the next form key from the answer — the new floor comes by the push; `by_form`: a page
+    without its script (the form's own POST, then the redirect's page)."""
     stats.in_flight += 1
     try:
         key = v.idem if v.idem and v.idem not in v.used_idem else secrets.token_urlsafe(18)
         v.used_idem.add(key)
         base = v.path.rsplit("/", 1)[0]
+        headers = {} if by_form else {"Accept": "application/json"}
         try:
-            r = await client.post(f"{base}/post", data={"csrf": v.csrf, "idem": key, "text": text})
+            r = await client.post(f"{base}/post", data={"csrf": v.csrf, "idem": key, "text": text}, headers=headers)
         except (httpx.HTTPError, RuntimeError) as exc:  # RuntimeError: the client closed at the hard stop
             stats.error(f"{kind} {type(exc).__name__}")
             return
         stats.lat[kind].append(time.perf_counter() - t_sched)
+        if not by_form:
+            if r.status_code != 200:
+                stats.error(f"{kind} {r.status_code} {r.text[:80]}")
+                return
+            v.idem = r.json()["idem"]
+            return
         if r.status_code != 303:
             stats.error(f"{kind} {r.status_code} {''.join(ERROR_RE.findall(r.text)[:1])}")
             return
@@ -599,7 +611,7 @@ async def run_load(
             m = MARK_RE.search(text)
             if m:
                 stats.sched[int(m.group(1))] = t_abs
-            task = asyncio.create_task(submit(client, v, kind, text, t_abs, stats))
+            task = asyncio.create_task(submit(client, v, kind, text, t_abs, stats, args.by_form))
             pending.add(task)
             task.add_done_callback(pending.discard)
         await static
@@ -922,6 +934,11 @@ def main(argv: list[str] | None = None) -> int:
         "--timeline",
         action="store_true",
         help="服务器记录每个请求的时间线 (BANSHE_TIMELINE)，打印最慢请求的时间花在哪里",
+    )
+    ap.add_argument(
+        "--by-form",
+        action="store_true",
+        help="像没有脚本的页面那样发帖：表单 POST，再 GET 重定向的页面（默认照 app.js：fetch，楼层由推送送到）",
     )
     ap.add_argument("--spy", type=float, default=0.0, help="施压开始时对服务器运行 py-spy record 这么多秒（0：不运行）")
     ap.add_argument("--spy-gil", action="store_true", help="py-spy 只采持有 GIL 的线程（--gil；默认 --idle 采全部）")

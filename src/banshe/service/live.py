@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jinja2 import Environment
-from sqlalchemy import func, select
+from sqlalchemy import BindParameter, Integer, bindparam, func, select
 
 from ..engine.commands import CHANGE_VOTE, VOTE
 from ..engine.events import ACCEPTED
@@ -179,6 +179,20 @@ def _digest(game: Game, pub: Publication, seen: Seen, viewer: str) -> tuple[str,
     return hashlib.sha256(raw.encode()).hexdigest(), frozenset(ctx.v.get("groups", {}))
 
 
+# a live step's reads, built once (issue 26: each write runs them once per game); by name
+_GAME: BindParameter[int] = bindparam("game_id", type_=Integer)
+_AFTER: BindParameter[int] = bindparam("after", type_=Integer)
+_SEATS = select(func.count(Seat.id)).where(Seat.game_id == _GAME)
+_POST_HEAD = select(func.max(Post.id)).where(Post.game_id == _GAME)
+_CHAT_HEAD = select(func.max(GroupMessage.id)).where(GroupMessage.game_id == _GAME)
+_NOTICE_HEAD = select(func.max(PlayerNotice.id)).where(PlayerNotice.game_id == _GAME)
+_HELD_HEAD = select(func.max(HeldCommand.id)).where(HeldCommand.game_id == _GAME)
+_NEW_POSTS = select(Post).where(Post.game_id == _GAME, Post.id > _AFTER).order_by(Post.id)
+_NEW_CHATS = (
+    select(GroupMessage).where(GroupMessage.game_id == _GAME, GroupMessage.id > _AFTER).order_by(GroupMessage.id)
+)
+
+
 class Feed:
     """One game's open pages in this process: its steps, read and rendered once per write."""
 
@@ -224,15 +238,14 @@ class Feed:
         with svc.sessions() as s:
             seen = seen_of(s, svc, game, pub)
             published = (svc.published_count(s, self.game_id), published_notices(s, self.game_id))
-            seats = int(s.scalar(select(func.count(Seat.id)).where(Seat.game_id == self.game_id)) or 0)
-            head = int(s.scalar(select(func.max(Post.id)).where(Post.game_id == self.game_id)) or 0)
-            chat_head = int(
-                s.scalar(select(func.max(GroupMessage.id)).where(GroupMessage.game_id == self.game_id)) or 0
-            )
+            at = {"game_id": self.game_id}
+            seats = int(s.scalar(_SEATS, at) or 0)
+            head = int(s.scalar(_POST_HEAD, at) or 0)
+            chat_head = int(s.scalar(_CHAT_HEAD, at) or 0)
             rows = tuple((r.id, r.due_at) for r in svc.timetable(s, self.game_id))
             held = tuple((h.id, h.status) for h in seen.held)
-            notices = int(s.scalar(select(func.max(PlayerNotice.id)).where(PlayerNotice.game_id == self.game_id)) or 0)
-            held_head = int(s.scalar(select(func.max(HeldCommand.id)).where(HeldCommand.game_id == self.game_id)) or 0)
+            notices = int(s.scalar(_NOTICE_HEAD, at) or 0)
+            held_head = int(s.scalar(_HELD_HEAD, at) or 0)
             rs = svc.ruleset(game)
             hide = hides_votes(rs, pub)
             mark = (pub.label, pub.settling, pub.over, game.status, published, seats, hide, pub.begun)
@@ -257,11 +270,7 @@ class Feed:
             seats_changed = bool(self._mark) and mark[5] != self._mark[5]
             self._mark = mark
             step = Step(game, state, pub, seen, structural and not first, seats_changed)
-            new_posts = list(
-                s.scalars(
-                    select(Post).where(Post.game_id == self.game_id, Post.id > self._post_cursor).order_by(Post.id)
-                )
-            )
+            new_posts = list(s.scalars(_NEW_POSTS, {"game_id": self.game_id, "after": self._post_cursor}))
             if talk_only and self.steps and not any(p.vote_kind in (VOTE, CHANGE_VOTE) for p in new_posts):
                 step._digests = self.steps[-1]._digests  # shared: a digest computed later is the same for both
             if not structural and any(p.created_at < self._last_at for p in new_posts):
@@ -274,11 +283,7 @@ class Feed:
                         self._post_cursor = p.id
                     else:
                         step.posts.append(self._fragment(p, game, pub, hide))
-                new_chats = s.scalars(
-                    select(GroupMessage)
-                    .where(GroupMessage.game_id == self.game_id, GroupMessage.id > self._chat_cursor)
-                    .order_by(GroupMessage.id)
-                )
+                new_chats = s.scalars(_NEW_CHATS, {"game_id": self.game_id, "after": self._chat_cursor})
                 for m in new_chats:
                     self._chat_cursor = m.id
                     n = self._chat_counts[m.group_name] = self._chat_counts.get(m.group_name, 0) + 1

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import BindParameter, Integer, String, bindparam, select
 from sqlalchemy.orm import Session
 
 from ..engine.commands import ABSTAIN, CHANGE_VOTE, ENGINE_SKILL_NAMES, VOTE, Command, IllegalCommand
@@ -84,37 +84,31 @@ class Seen:
     night: list[Deadline]  # the night's stage rows (the players' night, or the coming one's plan)
 
 
+# built once (issue 26: every live step runs them); parameters by name
+_GAME: BindParameter[int] = bindparam("game_id", type_=Integer)
+_PHASE: BindParameter[str] = bindparam("phase", type_=String)
+_VOTE_POSTS = select(Post).where(Post.game_id == _GAME, Post.vote_kind.in_((VOTE, CHANGE_VOTE))).order_by(Post.id)
+_HELD_NOW = (
+    select(HeldCommand)
+    .where(HeldCommand.game_id == _GAME, HeldCommand.phase == _PHASE, HeldCommand.status.in_(HELD_STATUSES))
+    .order_by(HeldCommand.id)
+)
+_VOID_BEFORE = select(HeldCommand).where(
+    HeldCommand.game_id == _GAME, HeldCommand.phase != _PHASE, HeldCommand.status.in_(("void", "refused"))
+)
+_NOTICES = select(PlayerNotice).where(PlayerNotice.game_id == _GAME).order_by(PlayerNotice.id)
+
+
 def seen_of(s: Session, svc: Any, game: Game, pub: Publication) -> Seen:
-    posts = list(
-        s.scalars(
-            select(Post).where(Post.game_id == game.id, Post.vote_kind.in_((VOTE, CHANGE_VOTE))).order_by(Post.id)
-        )
-    )
+    at = {"game_id": game.id}
+    posts = list(s.scalars(_VOTE_POSTS, at))
     void_votes: VoidVotes = {}
     for p in posts:
         void_votes.setdefault((p.phase, p.author), []).append(p.vote_target if p.void else None)
-    held = list(
-        s.scalars(
-            select(HeldCommand)
-            .where(
-                HeldCommand.game_id == game.id,
-                HeldCommand.phase == pub.state.phase.label,
-                HeldCommand.status.in_(HELD_STATUSES),
-            )
-            .order_by(HeldCommand.id)
-        )
-    )
-    held += [
-        h
-        for h in s.scalars(
-            select(HeldCommand).where(
-                HeldCommand.game_id == game.id,
-                HeldCommand.phase != pub.state.phase.label,
-                HeldCommand.status.in_(("void", "refused")),
-            )
-        )
-    ]
-    notices = list(s.scalars(select(PlayerNotice).where(PlayerNotice.game_id == game.id).order_by(PlayerNotice.id)))
+    now = {"game_id": game.id, "phase": pub.state.phase.label}
+    held = list(s.scalars(_HELD_NOW, now))
+    held += list(s.scalars(_VOID_BEFORE, now))
+    notices = list(s.scalars(_NOTICES, at))
     night: list[Deadline] = []
     if Phase.parse(pub.label).kind == NIGHT and not pub.over:
         night = svc.night_rows(s, game.id, pub.label)
