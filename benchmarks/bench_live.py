@@ -41,7 +41,7 @@ PG_ADMIN_URLS = [
     "postgresql+psycopg://root@127.0.0.1:5432/postgres",
 ]
 CSRF_RE = re.compile(r'name="csrf-token" content="([^"]+)"')
-SSE_RE = re.compile(r'id="live" data-sse="([^"]+)" data-version="([^"]*)"')
+SSE_RE = re.compile(r'id="live"(?: data-url="[^"]*")? data-sse="([^"]+)" data-version="([^"]*)"')
 LINK_RE = re.compile(r'class="player-link[^"]*" data-player="([^"]+)" href="(/p/[^"]+)"')
 IDEM_RE = re.compile(
     r'id="post-form">(?:<input type="hidden" name="csrf" value="[^"]*">)?'
