@@ -107,6 +107,10 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
             # while the event loop waits (issue 26)
             gc.collect()
             gc.freeze()
+            # and the young generation 10,000 objects, not 700: a request's and a write's garbage
+            # dies young instead of being promoted, so a full collection (40-55 ms at 50 games)
+            # comes about once a minute, not every few seconds (docs/performance.md, issue 26)
+            gc.set_threshold(10_000, 20, 20)
         yield
         if poller is not None:
             poller.stop()
