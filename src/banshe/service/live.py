@@ -41,8 +41,8 @@ from ..engine.model import GameState
 from ..rulesets.registry import get_ruleset
 from . import schedule as sched
 from .games import GameService, NotFound
-from .models import Game, GroupMessage, HeldCommand, PlayerNotice, Post, Seat
-from .notices import DIRECTOR_POST_KIND, NOTICE_KIND, UNPUBLISHED_NOTICES, published_notices
+from .models import Announcement, Game, GroupMessage, HeldCommand, PlayerNotice, Post, Seat
+from .notices import DIRECTOR_POST_KIND, NOTICE_KIND, UNPUBLISHED_NOTICES
 from .published import Publication
 from .seen import Seen, player_context, seen_of
 from .views import ThreadItem, hides_votes, post_item, quote_of, thread_items
@@ -194,11 +194,19 @@ def _digest(game: Game, pub: Publication, seen: Seen, viewer: str) -> tuple[str,
 # a live step's reads, built once (issue 26: each write runs them once per game); by name
 _GAME: BindParameter[int] = bindparam("game_id", type_=Integer)
 _AFTER: BindParameter[int] = bindparam("after", type_=Integer)
-_SEATS = select(func.count(Seat.id)).where(Seat.game_id == _GAME)
-_POST_HEAD = select(func.max(Post.id)).where(Post.game_id == _GAME)
-_CHAT_HEAD = select(func.max(GroupMessage.id)).where(GroupMessage.game_id == _GAME)
-_NOTICE_HEAD = select(func.max(PlayerNotice.id)).where(PlayerNotice.game_id == _GAME)
-_HELD_HEAD = select(func.max(HeldCommand.id)).where(HeldCommand.game_id == _GAME)
+# what a step's change marks count, in one statement (one round trip on PostgreSQL): the 公示
+# and service notices published, the seats, and the newest post, chat, notice and held row
+_MARKS = select(
+    select(func.count(Announcement.id))
+    .where(Announcement.game_id == _GAME, Announcement.published_at.is_not(None))
+    .scalar_subquery(),
+    select(func.count(Post.id)).where(Post.game_id == _GAME, Post.vote_kind == NOTICE_KIND).scalar_subquery(),
+    select(func.count(Seat.id)).where(Seat.game_id == _GAME).scalar_subquery(),
+    select(func.max(Post.id)).where(Post.game_id == _GAME).scalar_subquery(),
+    select(func.max(GroupMessage.id)).where(GroupMessage.game_id == _GAME).scalar_subquery(),
+    select(func.max(PlayerNotice.id)).where(PlayerNotice.game_id == _GAME).scalar_subquery(),
+    select(func.max(HeldCommand.id)).where(HeldCommand.game_id == _GAME).scalar_subquery(),
+)
 _NEW_POSTS = select(Post).where(Post.game_id == _GAME, Post.id > _AFTER).order_by(Post.id)
 _NEW_CHATS = (
     select(GroupMessage).where(GroupMessage.game_id == _GAME, GroupMessage.id > _AFTER).order_by(GroupMessage.id)
@@ -249,15 +257,11 @@ class Feed:
         game, state, pub = svc.read_published(self.game_id)
         with svc.sessions() as s:
             seen = seen_of(s, svc, game, pub)
-            published = (svc.published_count(s, self.game_id), published_notices(s, self.game_id))
-            at = {"game_id": self.game_id}
-            seats = int(s.scalar(_SEATS, at) or 0)
-            head = int(s.scalar(_POST_HEAD, at) or 0)
-            chat_head = int(s.scalar(_CHAT_HEAD, at) or 0)
-            rows = tuple((r.id, r.due_at) for r in svc.timetable(s, self.game_id))
+            marks = s.execute(_MARKS, {"game_id": self.game_id}).one()
+            announced, noticed, seats, head, chat_head, notices, held_head = (int(m or 0) for m in marks)
+            published = (announced, noticed)
+            rows = tuple((r.id, r.due_at) for r in seen.timetable)
             held = tuple((h.id, h.status) for h in seen.held)
-            notices = int(s.scalar(_NOTICE_HEAD, at) or 0)
-            held_head = int(s.scalar(_HELD_HEAD, at) or 0)
             rs = svc.ruleset(game)
             hide = hides_votes(rs, pub)
             mark = (pub.label, pub.settling, pub.over, game.status, published, seats, hide, pub.begun)

@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import BindParameter, Integer, String, bindparam, select
 from sqlalchemy.orm import Session
 
-from ..engine.commands import ABSTAIN, CHANGE_VOTE, ENGINE_SKILL_NAMES, VOTE, Command, IllegalCommand
+from ..engine.commands import ABSTAIN, CHANGE_VOTE, ENGINE_SKILL_NAMES, PROMPT_TIMEOUT, VOTE, Command, IllegalCommand
 from ..engine.core import GameEnded, close_stage, replay
 from ..engine.events import ACCEPTED, FEEDBACK, NOTICE
 from ..engine.model import DAY, NIGHT, START, GameState, Phase
@@ -82,6 +82,7 @@ class Seen:
     deadline: Deadline | None  # the players' current deadline
     prompt_deadline: Deadline | None  # a prompt's own, in the middle of a phase
     night: list[Deadline]  # the night's stage rows (the players' night, or the coming one's plan)
+    timetable: list[Deadline] = field(default_factory=list)  # every deadline still to come, in order
 
 
 # built once (issue 26: every live step runs them); parameters by name
@@ -112,14 +113,18 @@ def seen_of(s: Session, svc: Any, game: Game, pub: Publication) -> Seen:
     night: list[Deadline] = []
     if Phase.parse(pub.label).kind == NIGHT and not pub.over:
         night = svc.night_rows(s, game.id, pub.label)
+    # the players' current deadline (Store.current_deadline) and a prompt's own (prompt_deadline):
+    # the first to come of each kind, from one reading of the timetable
+    timetable = svc.timetable(s, game.id)
     return Seen(
         void_votes=void_votes,
         void_posts=[p for p in posts if p.void],
         held=held,
         notices=notices,
-        deadline=svc.current_deadline(s, game.id),
-        prompt_deadline=svc.prompt_deadline(s, game.id),
+        deadline=next((r for r in timetable if r.skill != PROMPT_TIMEOUT), None),
+        prompt_deadline=next((r for r in timetable if r.skill == PROMPT_TIMEOUT), None),
         night=night,
+        timetable=timetable,
     )
 
 
