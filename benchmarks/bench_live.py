@@ -657,14 +657,31 @@ def load_timelines(base: Path, since: float) -> list[dict[str, Any]]:
     in `<base>.<pid>`) of the requests that ended after the load began."""
     out: list[dict[str, Any]] = []
     for f in base.parent.glob(base.name + ".*"):
+        gc_file = f.name.startswith(base.name + ".gc.")
         for line in f.read_text(encoding="utf-8").splitlines():
             try:
                 rec = json.loads(line)
             except ValueError:
                 continue
             if rec.get("end", 0) >= since:
-                out.append(rec)
+                out.append({"kind": "gc", "pid": f.name.rsplit(".", 1)[1], **rec} if gc_file else rec)
     return out
+
+
+def gc_report(recs: list[dict[str, Any]]) -> str:
+    """The server processes' garbage collections while the load ran (BANSHE_TIMELINE's
+    `.gc.<pid>` lines): per process and generation, how many, the longest and their sum — every
+    thread, the event loop's included, waits that long."""
+    rows = ["| 进程 | 代 | 次数 | 最长 ms | p99 ms | 合计 ms |", "| --- | ---: | ---: | ---: | ---: | ---: |"]
+    by: dict[tuple[str, int], list[float]] = {}
+    for r in recs:
+        if r.get("kind") == "gc":
+            by.setdefault((str(r["pid"]), int(r["gen"])), []).append(float(r["ms"]))
+    for (pid, gen), ms in sorted(by.items()):
+        ms.sort()
+        p99 = ms[min(len(ms) - 1, int(len(ms) * 0.99))]
+        rows.append(f"| {pid} | {gen} | {len(ms)} | {ms[-1]:.1f} | {p99:.1f} | {sum(ms):.0f} |")
+    return "\n".join(rows)
 
 
 def phases(rec: dict[str, Any]) -> dict[str, float]:
@@ -876,6 +893,7 @@ def report(results: list[Result], workers_note: str) -> None:
         if r.timelines:
             print(f"\n### {r.db} {r.games} 局 {r.workers} 进程：服务器端时间线（BANSHE_TIMELINE）")
             print(timeline_report(r.timelines))
+            print(f"\n垃圾回收（每次回收期间所有线程都停着）：\n\n{gc_report(r.timelines)}")
     for r in results:
         notes = []
         if r.client_cpu >= 0.85 * r.elapsed:
