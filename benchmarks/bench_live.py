@@ -41,7 +41,7 @@ PG_ADMIN_URLS = [
     "postgresql+psycopg://root@127.0.0.1:5432/postgres",
 ]
 CSRF_RE = re.compile(r'name="csrf-token" content="([^"]+)"')
-SSE_RE = re.compile(r'id="live" data-sse="([^"]+)" data-version="([^"]*)"')
+SSE_RE = re.compile(r'id="live"(?: data-url="[^"]*")? data-sse="([^"]+)" data-version="([^"]*)"')
 LINK_RE = re.compile(r'class="player-link[^"]*" data-player="([^"]+)" href="(/p/[^"]+)"')
 IDEM_RE = re.compile(
     r'id="post-form">(?:<input type="hidden" name="csrf" value="[^"]*">)?'
@@ -459,18 +459,30 @@ async def viewer_loop(client: httpx.AsyncClient, v: Viewer, stats: Stats, stop: 
         await asyncio.sleep(2.0)  # `retry: 2000`
 
 
-async def submit(client: httpx.AsyncClient, v: Viewer, kind: str, text: str, t_sched: float, stats: Stats) -> None:
+async def submit(
+    client: httpx.AsyncClient, v: Viewer, kind: str, text: str, t_sched: float, stats: Stats, by_form: bool = False
+) -> None:
+    """What the thread page does with a post: static/app.js sends it by fetch (Accept: JSON) and
+    takes the next form key from the answer — the new floor comes by the push; `by_form`: a page
+    without its script (the form's own POST, then the redirect's page)."""
     stats.in_flight += 1
     try:
         key = v.idem if v.idem and v.idem not in v.used_idem else secrets.token_urlsafe(18)
         v.used_idem.add(key)
         base = v.path.rsplit("/", 1)[0]
+        headers = {} if by_form else {"Accept": "application/json"}
         try:
-            r = await client.post(f"{base}/post", data={"csrf": v.csrf, "idem": key, "text": text})
+            r = await client.post(f"{base}/post", data={"csrf": v.csrf, "idem": key, "text": text}, headers=headers)
         except (httpx.HTTPError, RuntimeError) as exc:  # RuntimeError: the client closed at the hard stop
             stats.error(f"{kind} {type(exc).__name__}")
             return
         stats.lat[kind].append(time.perf_counter() - t_sched)
+        if not by_form:
+            if r.status_code != 200:
+                stats.error(f"{kind} {r.status_code} {r.text[:80]}")
+                return
+            v.idem = r.json()["idem"]
+            return
         if r.status_code != 303:
             stats.error(f"{kind} {r.status_code} {''.join(ERROR_RE.findall(r.text)[:1])}")
             return
@@ -599,7 +611,7 @@ async def run_load(
             m = MARK_RE.search(text)
             if m:
                 stats.sched[int(m.group(1))] = t_abs
-            task = asyncio.create_task(submit(client, v, kind, text, t_abs, stats))
+            task = asyncio.create_task(submit(client, v, kind, text, t_abs, stats, args.by_form))
             pending.add(task)
             task.add_done_callback(pending.discard)
         await static
@@ -645,14 +657,31 @@ def load_timelines(base: Path, since: float) -> list[dict[str, Any]]:
     in `<base>.<pid>`) of the requests that ended after the load began."""
     out: list[dict[str, Any]] = []
     for f in base.parent.glob(base.name + ".*"):
+        gc_file = f.name.startswith(base.name + ".gc.")
         for line in f.read_text(encoding="utf-8").splitlines():
             try:
                 rec = json.loads(line)
             except ValueError:
                 continue
             if rec.get("end", 0) >= since:
-                out.append(rec)
+                out.append({"kind": "gc", "pid": f.name.rsplit(".", 1)[1], **rec} if gc_file else rec)
     return out
+
+
+def gc_report(recs: list[dict[str, Any]]) -> str:
+    """The server processes' garbage collections while the load ran (BANSHE_TIMELINE's
+    `.gc.<pid>` lines): per process and generation, how many, the longest and their sum — every
+    thread, the event loop's included, waits that long."""
+    rows = ["| 进程 | 代 | 次数 | 最长 ms | p99 ms | 合计 ms |", "| --- | ---: | ---: | ---: | ---: | ---: |"]
+    by: dict[tuple[str, int], list[float]] = {}
+    for r in recs:
+        if r.get("kind") == "gc":
+            by.setdefault((str(r["pid"]), int(r["gen"])), []).append(float(r["ms"]))
+    for (pid, gen), ms in sorted(by.items()):
+        ms.sort()
+        p99 = ms[min(len(ms) - 1, int(len(ms) * 0.99))]
+        rows.append(f"| {pid} | {gen} | {len(ms)} | {ms[-1]:.1f} | {p99:.1f} | {sum(ms):.0f} |")
+    return "\n".join(rows)
 
 
 def phases(rec: dict[str, Any]) -> dict[str, float]:
@@ -864,6 +893,7 @@ def report(results: list[Result], workers_note: str) -> None:
         if r.timelines:
             print(f"\n### {r.db} {r.games} 局 {r.workers} 进程：服务器端时间线（BANSHE_TIMELINE）")
             print(timeline_report(r.timelines))
+            print(f"\n垃圾回收（每次回收期间所有线程都停着）：\n\n{gc_report(r.timelines)}")
     for r in results:
         notes = []
         if r.client_cpu >= 0.85 * r.elapsed:
@@ -922,6 +952,11 @@ def main(argv: list[str] | None = None) -> int:
         "--timeline",
         action="store_true",
         help="服务器记录每个请求的时间线 (BANSHE_TIMELINE)，打印最慢请求的时间花在哪里",
+    )
+    ap.add_argument(
+        "--by-form",
+        action="store_true",
+        help="像没有脚本的页面那样发帖：表单 POST，再 GET 重定向的页面（默认照 app.js：fetch，楼层由推送送到）",
     )
     ap.add_argument("--spy", type=float, default=0.0, help="施压开始时对服务器运行 py-spy record 这么多秒（0：不运行）")
     ap.add_argument("--spy-gil", action="store_true", help="py-spy 只采持有 GIL 的线程（--gil；默认 --idle 采全部）")

@@ -86,6 +86,17 @@ def _submit(page: Page, selector: str) -> None:
     assert error.count() == 0, error.inner_text()
 
 
+def _post(page: Page, selector: str) -> None:
+    """A post or vote from the thread page: by fetch while its live stream is open (static/app.js:
+    no new page), else the ordinary form; either way the page then says it was done (#ok) or
+    why not (#error, after the form went again the ordinary way)."""
+    page.evaluate("() => ['ok', 'error'].forEach((id) => document.getElementById(id)?.remove())")
+    page.locator(selector).click()
+    expect(page.locator("#ok, #error").first).to_be_visible(timeout=30_000)
+    error = page.locator("#error")
+    assert error.count() == 0, error.inner_text()
+
+
 def director_login(browser: Browser, server: str, confirm: bool = True) -> Page:
     """A director's page, logged in (the `server` fixture's account). `confirm`: every
     confirmation the page asks (关门, 判罚, 发布 … name their effect first) is accepted."""
@@ -207,7 +218,7 @@ class Table:
     def post(self, name: str, text: str) -> Page:
         page = self.open(name, "/thread")
         page.fill("#post-form textarea", text)
-        _submit(page, "#post")
+        _post(page, "#post")
         assert page.locator("#post-error").count() == 0, page.locator("#post-error").inner_text()
         return page
 

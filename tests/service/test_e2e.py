@@ -17,6 +17,7 @@ from .e2e_helpers import (  # noqa: F401 (fixtures, skip mark; re-exported for o
     ARTIFACTS,
     Browser,
     Page,
+    _post,
     _submit,
     browser,
     create_pinming,
@@ -68,7 +69,7 @@ def test_a_director_and_fourteen_players_play_pinming_in_the_browser(server: str
         page = players[name]
         page.goto(links[name] + "/thread")
         page.fill("#post-form textarea", text)
-        _submit(page, "#post")
+        _post(page, "#post")
 
     # 开局: the 混血儿 recognizes, the director closes and approves the 公示
     act("年糕", "recognize", "饺子")

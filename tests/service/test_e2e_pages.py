@@ -21,6 +21,7 @@ from .e2e_helpers import (  # noqa: F401 (fixtures, skip mark)
     ARTIFACTS,
     Browser,
     Page,
+    _post,
     _submit,
     browser,
     create_pinming,
@@ -170,14 +171,20 @@ def test_every_page_kind_on_a_phone_and_a_desk(server: str, browser: Browser) ->
     expect(player.locator("nav.pager").first).to_be_visible()
     player.locator("#vote-form select[name=target]").select_option("汤圆")
     player.fill("#vote-form input[name=reason]", "手机上投票")
-    _submit(player, "#vote-submit")
+    before = int(player.locator("#post-count").inner_text())
+    _post(player, "#vote-submit")  # by fetch: the floor comes by the live push, brought into view
     mine = player.locator("#thread article.post").last
     expect(mine).to_contain_text("投票对象：汤圆")
+    expect(player.locator("#post-count")).to_have_text(str(before + 1))
+    player.wait_for_function(
+        "() => { const r = [...document.querySelectorAll('#thread article.post')].pop()"
+        ".getBoundingClientRect(); return r.top >= 0 && r.top < innerHeight - 40; }"
+    )
     box = mine.bounding_box()
     assert box is not None and box["y"] >= 0 and box["y"] + min(box["height"], 200) <= PHONE["height"], box
-    assert "#floor-" in player.url  # landed on its own floor, on the page that holds it
     player.fill("#post-form textarea", "手机发帖：我是预言家")
-    _submit(player, "#post")
+    _post(player, "#post")
+    assert player.locator("#post-form textarea").input_value() == ""  # posted: the box is empty again
     mine = player.locator("#thread article.post").last
     expect(mine).to_contain_text("手机发帖：我是预言家")
     box = mine.bounding_box()

@@ -11,6 +11,7 @@ import pytest
 
 from .e2e_helpers import (  # noqa: F401
     ARTIFACTS,
+    _post,
     _submit,
     browser,
     create_pinming,
@@ -64,12 +65,12 @@ def test_thread_and_player_pages_in_the_browser(server: str, browser: Browser) -
     expect(me.locator("#post-error")).to_contain_text("投票對象")
     assert me.locator("#post-form textarea").input_value() == "投票對象：包子\n投票理由：可疑"
     me.fill("#post-form textarea", "投票对象：包子\n投票理由：可疑")
-    _submit(me, "#post")
+    _post(me, "#post")
     with me.expect_navigation():
         me.locator("a.change-vote").click()
     expect(me.locator("#replying")).to_contain_text("楼 饺子")
     me.fill("#post-form textarea", "改票对象：烧麦\n改票理由：改主意")
-    _submit(me, "#post")
+    _post(me, "#post")
     expect(me.locator("#thread .quote")).to_contain_text("投票对象：包子")
     d.goto(god)
     d.fill("#director-post-form textarea", "规则解释：改票请回复自己的投票楼层。")

@@ -364,3 +364,43 @@ def test_the_many_target_picker_offers_one_list_per_place(lite: Harness) -> None
     assert 'name="targets"' not in act or 'data-filter-by="#desk-player #desk-skill"' in act
     with h.service.sessions() as s:
         assert s.scalar(select(Post.id).where(Post.game_id == game)) is None
+
+
+def test_a_post_by_the_pages_script_is_answered_with_json_and_the_floor_comes_by_push(lite: Harness) -> None:
+    """static/app.js posts by fetch (issue 26): the answer is the flash, the next form key and the
+    day's post count — no page is rendered; a refusal answers its reason (the script then sends
+    the form the ordinary way); ?mine=1 leads to the page holding one's newest floor."""
+    h = lite
+    h.login()
+    game = h.create_pinming()
+    links = h.links(game)
+    h.service.submit(game, Command("年糕", "recognize", ("饺子",)))
+    _close(h, game)
+    token = links["饺子"]
+    by_script = {"Accept": "application/json"}
+    data = {"csrf": h.player_csrf(token), "idem": "k" * 20, "text": "第一帖"}
+    r = h.client.post(f"/p/{token}/post", data=data, headers=by_script, follow_redirects=False)
+    assert r.status_code == 200, r.text
+    done = r.json()
+    assert done["ok"] == "已发言" and done["post_count"] == 1 and done["idem"] != data["idem"]
+    # the same form key again: stored once, the first answer back
+    r = h.client.post(f"/p/{token}/post", data=data, headers=by_script, follow_redirects=False)
+    assert r.status_code == 200 and r.json()["post_count"] == 1
+    vote = {"csrf": h.player_csrf(token), "idem": done["idem"], "text": "投票对象：汤圆\n投票理由：可疑"}
+    r = h.client.post(f"/p/{token}/post", data=vote, headers=by_script, follow_redirects=False)
+    assert r.status_code == 200 and r.json() == {**r.json(), "ok": "投票已记录", "post_count": 2}
+    # the count is the one his page shows
+    assert "今日已发 <span id=\"post-count\">2</span> 帖" in h.client.get(f"/p/{token}/thread").text
+    with h.service.sessions() as s:
+        stored = len(s.scalars(select(Post).where(Post.game_id == game)).all())
+    bad = {"csrf": h.player_csrf(token), "idem": "m" * 20, "text": "投票對象：包子\n投票理由：可疑"}
+    r = h.client.post(f"/p/{token}/post", data=bad, headers=by_script, follow_redirects=False)
+    assert r.status_code >= 400 and "投票" in r.json()["error"]
+    with h.service.sessions() as s:
+        assert len(s.scalars(select(Post).where(Post.game_id == game)).all()) == stored  # nothing stored
+    newest = max(int(n) for n in re.findall(r'id="floor-(\d+)"', h.client.get(f"/p/{token}/thread").text))
+    r = h.client.get(done["mine"], follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"].endswith(f"#floor-{newest}")  # his vote, the newest
+    page = h.client.get(r.headers["location"])
+    assert "已发言" in page.text  # the signed flash travels with the address
+    assert 'id="post-form" data-fetch' in page.text

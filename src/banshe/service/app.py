@@ -11,7 +11,9 @@ director, player, live) and the forum desk's pages; what they share is `web.Web`
 
 from __future__ import annotations
 
+import gc
 import logging
+import os
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
@@ -99,6 +101,16 @@ def create_app(settings: Settings | None = None, clock: Callable[[], float] | No
             scheduler.start()
         if poller is not None:
             poller.start()
+        if os.environ.get(serving.FREEZE_AT_START) == "1":  # `banshe serve` (not a test's app)
+            # what was built to start (modules, tables, templates, rulesets) lives as long as the
+            # process: kept out of every full garbage collection, which otherwise walks it all
+            # while the event loop waits (issue 26)
+            gc.collect()
+            gc.freeze()
+            # and the young generation 10,000 objects, not 700: a request's and a write's garbage
+            # dies young instead of being promoted, so a full collection (40-55 ms at 50 games)
+            # comes about once a minute, not every few seconds (docs/performance.md, issue 26)
+            gc.set_threshold(10_000, 20, 20)
         yield
         if poller is not None:
             poller.stop()

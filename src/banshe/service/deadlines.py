@@ -27,7 +27,7 @@ import logging
 import time
 from collections.abc import Callable
 
-from sqlalchemy import func, select
+from sqlalchemy import Integer, bindparam, func, select
 from sqlalchemy.orm import Session
 
 from ..engine.commands import (
@@ -56,6 +56,16 @@ DAWN = "dawn"
 # one of its game is that late too, the game pauses after the first (issue 22)
 OUTAGE_GRACE = 300.0
 MAX_MOVE_MINUTES = 60 * 24 * 14
+# every deadline still to come, in order (built once: each live step reads it)
+_OPEN_ROWS = (
+    select(Deadline)
+    .where(
+        Deadline.game_id == bindparam("game_id", type_=Integer),
+        Deadline.fired_at.is_(None),
+        Deadline.cancelled.is_(False),
+    )
+    .order_by(Deadline.due_at, Deadline.id)
+)
 
 
 class Deadlines(Store):
@@ -148,13 +158,7 @@ class Deadlines(Store):
         return row
 
     def _open_rows(self, s: Session, game_id: int) -> list[Deadline]:
-        return list(
-            s.scalars(
-                select(Deadline)
-                .where(Deadline.game_id == game_id, Deadline.fired_at.is_(None), Deadline.cancelled.is_(False))
-                .order_by(Deadline.due_at, Deadline.id)
-            )
-        )
+        return list(s.scalars(_OPEN_ROWS, {"game_id": game_id}))
 
     @staticmethod
     def _awaiting_dawn(game: Game, state: GameState) -> bool:

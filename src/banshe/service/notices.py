@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 
-from sqlalchemy import func, select
+from sqlalchemy import BindParameter, Integer, bindparam, func, select
 from sqlalchemy.orm import Session
 
 from ..engine.commands import DIRECTOR
@@ -55,7 +55,9 @@ def publish_notices(s: Session, game_id: int, now: float, created_by: float | No
     return len(rows)
 
 
+_GAME: BindParameter[int] = bindparam("game_id", type_=Integer)
+_PUBLISHED_NOTICES = select(func.count(Post.id)).where(Post.game_id == _GAME, Post.vote_kind == NOTICE_KIND)
+
+
 def published_notices(s: Session, game_id: int) -> int:
-    return int(
-        s.scalar(select(func.count(Post.id)).where(Post.game_id == game_id, Post.vote_kind == NOTICE_KIND)) or 0
-    )
+    return int(s.scalar(_PUBLISHED_NOTICES, {"game_id": game_id}) or 0)

@@ -30,7 +30,7 @@ from ..engine.events import ACCEPTED, ANNOUNCE, NOTICE, OUT, PLAYER, PUBLIC, SHE
 from ..engine.model import GameState
 from ..engine.ruleset import Ruleset
 from ..engine.view import known_camp
-from .models import Announcement, Game
+from .models import Game
 
 # per (phase, voter): the written target of each of his vote posts that phase, in order (None:
 # the engine holds the real target; a name: a void vote, which the engine holds as 弃权)
@@ -85,18 +85,14 @@ def announce_indices(state: GameState) -> list[int]:
 
 
 def publication(
-    game: Game, state: GameState, before_close: GameState | None, rows: Iterable[Announcement]
+    game: Game, state: GameState, before_close: GameState | None, published_idx: Iterable[int]
 ) -> Publication:
     """The game as its players may see it. `before_close`: the state just before the closing
     command while a settling window runs (`game.held_log` set), else None."""
     over = bool(state.over) or game.status == "ended"
     held = before_close is not None and game.held_log is not None and not over
     shown = before_close if held and before_close is not None else state
-    published = (
-        frozenset(r.idx for r in rows if r.published_at is not None)
-        if not over
-        else frozenset(range(len(announce_indices(state))))
-    )
+    published = frozenset(published_idx) if not over else frozenset(range(len(announce_indices(state))))
     marks = announce_indices(shown)
     notice_index = {pos: idx for idx, pos in enumerate(marks)}
 

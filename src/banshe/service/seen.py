@@ -12,10 +12,10 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import BindParameter, Integer, String, bindparam, select
 from sqlalchemy.orm import Session
 
-from ..engine.commands import ABSTAIN, CHANGE_VOTE, ENGINE_SKILL_NAMES, VOTE, Command, IllegalCommand
+from ..engine.commands import ABSTAIN, CHANGE_VOTE, ENGINE_SKILL_NAMES, PROMPT_TIMEOUT, VOTE, Command, IllegalCommand
 from ..engine.core import GameEnded, close_stage, replay
 from ..engine.events import ACCEPTED, FEEDBACK, NOTICE
 from ..engine.model import DAY, NIGHT, START, GameState, Phase
@@ -82,50 +82,49 @@ class Seen:
     deadline: Deadline | None  # the players' current deadline
     prompt_deadline: Deadline | None  # a prompt's own, in the middle of a phase
     night: list[Deadline]  # the night's stage rows (the players' night, or the coming one's plan)
+    timetable: list[Deadline] = field(default_factory=list)  # every deadline still to come, in order
+
+
+# built once (issue 26: every live step runs them); parameters by name
+_GAME: BindParameter[int] = bindparam("game_id", type_=Integer)
+_PHASE: BindParameter[str] = bindparam("phase", type_=String)
+_VOTE_POSTS = select(Post).where(Post.game_id == _GAME, Post.vote_kind.in_((VOTE, CHANGE_VOTE))).order_by(Post.id)
+_HELD_NOW = (
+    select(HeldCommand)
+    .where(HeldCommand.game_id == _GAME, HeldCommand.phase == _PHASE, HeldCommand.status.in_(HELD_STATUSES))
+    .order_by(HeldCommand.id)
+)
+_VOID_BEFORE = select(HeldCommand).where(
+    HeldCommand.game_id == _GAME, HeldCommand.phase != _PHASE, HeldCommand.status.in_(("void", "refused"))
+)
+_NOTICES = select(PlayerNotice).where(PlayerNotice.game_id == _GAME).order_by(PlayerNotice.id)
 
 
 def seen_of(s: Session, svc: Any, game: Game, pub: Publication) -> Seen:
-    posts = list(
-        s.scalars(
-            select(Post).where(Post.game_id == game.id, Post.vote_kind.in_((VOTE, CHANGE_VOTE))).order_by(Post.id)
-        )
-    )
+    at = {"game_id": game.id}
+    posts = list(s.scalars(_VOTE_POSTS, at))
     void_votes: VoidVotes = {}
     for p in posts:
         void_votes.setdefault((p.phase, p.author), []).append(p.vote_target if p.void else None)
-    held = list(
-        s.scalars(
-            select(HeldCommand)
-            .where(
-                HeldCommand.game_id == game.id,
-                HeldCommand.phase == pub.state.phase.label,
-                HeldCommand.status.in_(HELD_STATUSES),
-            )
-            .order_by(HeldCommand.id)
-        )
-    )
-    held += [
-        h
-        for h in s.scalars(
-            select(HeldCommand).where(
-                HeldCommand.game_id == game.id,
-                HeldCommand.phase != pub.state.phase.label,
-                HeldCommand.status.in_(("void", "refused")),
-            )
-        )
-    ]
-    notices = list(s.scalars(select(PlayerNotice).where(PlayerNotice.game_id == game.id).order_by(PlayerNotice.id)))
+    now = {"game_id": game.id, "phase": pub.state.phase.label}
+    held = list(s.scalars(_HELD_NOW, now))
+    held += list(s.scalars(_VOID_BEFORE, now))
+    notices = list(s.scalars(_NOTICES, at))
     night: list[Deadline] = []
     if Phase.parse(pub.label).kind == NIGHT and not pub.over:
         night = svc.night_rows(s, game.id, pub.label)
+    # the players' current deadline (Store.current_deadline) and a prompt's own (prompt_deadline):
+    # the first to come of each kind, from one reading of the timetable
+    timetable = svc.timetable(s, game.id)
     return Seen(
         void_votes=void_votes,
         void_posts=[p for p in posts if p.void],
         held=held,
         notices=notices,
-        deadline=svc.current_deadline(s, game.id),
-        prompt_deadline=svc.prompt_deadline(s, game.id),
+        deadline=next((r for r in timetable if r.skill != PROMPT_TIMEOUT), None),
+        prompt_deadline=next((r for r in timetable if r.skill == PROMPT_TIMEOUT), None),
         night=night,
+        timetable=timetable,
     )
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import re
 import time
 from dataclasses import dataclass
@@ -207,6 +208,7 @@ class GuardedHttpTools(HttpToolsProtocol):
 
 
 PROTOCOL = "banshe.service.serving:GuardedHttpTools"  # by name: each --workers process imports it
+FREEZE_AT_START = "BANSHE_GC_FREEZE"  # set by `run`, read by each serving process once it started (app.py)
 
 
 def run(target: Any, host: str, port: int, log_level: str, workers: int = 1, factory: bool = False) -> None:
@@ -216,6 +218,7 @@ def run(target: Any, host: str, port: int, log_level: str, workers: int = 1, fac
 
     settings = Settings.from_env()
     configure(settings)
+    os.environ[FREEZE_AT_START] = "1"
     uvicorn.run(
         target,
         host=host,

@@ -22,7 +22,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import BindParameter, Integer, bindparam, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -53,6 +53,27 @@ HEAD = "banshe_head"  # Session.info: (game id, its stored head) read in this se
 # transaction it opens re-reads that the link is still the seat's active one, under the game's lock
 ACTING_LINK: ContextVar[str | None] = ContextVar("banshe_acting_link", default=None)
 LINK_DEAD = "链接无效或已停用"
+
+# the statements every write and every live step runs, built once (issue 26: building a statement
+# and its cache key cost more than running it); parameters by name
+_GAME: BindParameter[int] = bindparam("game_id", type_=Integer)
+_SUBMISSION = select(Submission).where(Submission.game_id == _GAME, Submission.key == bindparam("key"))
+_HEAD_SEQ = select(func.max(CommandRow.seq)).where(CommandRow.game_id == _GAME)
+_GAME_AND_HEAD = select(Game, _HEAD_SEQ.scalar_subquery()).where(Game.id == _GAME)
+_GAME_HEAD_AND_LINK = select(
+    Game,
+    _HEAD_SEQ.scalar_subquery(),
+    select(Seat.active).where(Seat.token == bindparam("link"), Seat.game_id == _GAME).scalar_subquery(),
+).where(Game.id == _GAME)
+_PUBLISHED_IDX = select(Announcement.idx).where(Announcement.game_id == _GAME, Announcement.published_at.is_not(None))
+_PUBLISHED_COUNT = select(func.count(Announcement.id)).where(
+    Announcement.game_id == _GAME, Announcement.published_at.is_not(None)
+)
+_OPEN_DEADLINES = select(Deadline).where(
+    Deadline.game_id == _GAME, Deadline.fired_at.is_(None), Deadline.cancelled.is_(False)
+)
+_CURRENT_DEADLINE = _OPEN_DEADLINES.where(Deadline.skill != PROMPT_TIMEOUT).order_by(Deadline.due_at, Deadline.id)
+_PROMPT_DEADLINE = _OPEN_DEADLINES.where(Deadline.skill == PROMPT_TIMEOUT).order_by(Deadline.due_at, Deadline.id)
 
 
 @dataclass
@@ -115,9 +136,7 @@ class Store(ABC):
                 pending = idem.CURRENT.get()
                 if pending is not None and pending.game_id == game_id and not pending.used:
                     pending.used = True
-                    done = s.scalar(
-                        select(Submission).where(Submission.game_id == game_id, Submission.key == pending.key)
-                    )
+                    done = s.scalar(_SUBMISSION, {"game_id": game_id, "key": pending.key})
                     if done is not None:
                         raise idem.AlreadyDone(done.result or idem.DONE_BEFORE)
                     row = Submission(game_id=game_id, key=pending.key, result="", created_at=self.clock())
@@ -202,19 +221,17 @@ class Store(ABC):
         known = s.info.get(HEAD)
         if known is not None and known[0] == game_id:  # read with the game row, kept up to date by _apply
             return int(known[1])
-        return int(s.scalar(select(func.max(CommandRow.seq)).where(CommandRow.game_id == game_id)) or 0)
+        return int(s.scalar(_HEAD_SEQ, {"game_id": game_id}) or 0)
 
     def _load(self, s: Session, game_id: int, link: str | None = None) -> Game:
         """The game row and its stored head in one statement; the head is kept in the session for
         `_head` (another service on the same database may have written: it is always read once).
         `link`: the player link a submission came through — read in the same statement, after the
         game's lock, so a link a 替补 replaced stores nothing, however long ago it was resolved."""
-        head = select(func.max(CommandRow.seq)).where(CommandRow.game_id == game_id).scalar_subquery()
         if link is None:
-            found = s.execute(select(Game, head).where(Game.id == game_id)).first()
+            found = s.execute(_GAME_AND_HEAD, {"game_id": game_id}).first()
         else:
-            active = select(Seat.active).where(Seat.token == link, Seat.game_id == game_id).scalar_subquery()
-            found = s.execute(select(Game, head, active).where(Game.id == game_id)).first()
+            found = s.execute(_GAME_HEAD_AND_LINK, {"game_id": game_id, "link": link}).first()
             if found is not None and found[2] is not True:
                 self._forget_link(link)
                 raise NotFound(LINK_DEAD)
@@ -254,7 +271,7 @@ class Store(ABC):
     def publication_of(self, s: Session, game: Game, state: GameState) -> Publication:
         """What the players may see of the game now (published.py): the announcement rows, and
         while a settling window runs the state before its close (replayed once per window)."""
-        rows = s.scalars(select(Announcement).where(Announcement.game_id == game.id)).all()
+        published = s.scalars(_PUBLISHED_IDX, {"game_id": game.id}).all()
         before: GameState | None = None
         if game.held_log is not None and not state.over:
             known = self._before_close.get(game.id)
@@ -262,7 +279,7 @@ class Store(ABC):
                 known = (game.held_log, self._rebuild(s, game, log_before=game.held_log))
                 self._before_close[game.id] = known
             before = known[1]
-        return publication(game, state, before, rows)
+        return publication(game, state, before, published)
 
     def read_published(self, game_id: int) -> tuple[Game, GameState, Publication]:
         """`read` with what the players may see of it."""
@@ -519,29 +536,11 @@ class Store(ABC):
     def current_deadline(self, s: Session, game_id: int) -> Deadline | None:
         """The players' current deadline: the first to come of the public clock's rows (a prompt's
         own deadline is not one of them: only its player and the director see it)."""
-        return s.scalars(
-            select(Deadline)
-            .where(
-                Deadline.game_id == game_id,
-                Deadline.fired_at.is_(None),
-                Deadline.cancelled.is_(False),
-                Deadline.skill != PROMPT_TIMEOUT,
-            )
-            .order_by(Deadline.due_at, Deadline.id)
-        ).first()
+        return s.scalars(_CURRENT_DEADLINE, {"game_id": game_id}).first()
 
     def prompt_deadline(self, s: Session, game_id: int) -> Deadline | None:
         """A prompt's own deadline in the middle of a phase, if one runs."""
-        return s.scalars(
-            select(Deadline)
-            .where(
-                Deadline.game_id == game_id,
-                Deadline.fired_at.is_(None),
-                Deadline.cancelled.is_(False),
-                Deadline.skill == PROMPT_TIMEOUT,
-            )
-            .order_by(Deadline.due_at, Deadline.id)
-        ).first()
+        return s.scalars(_PROMPT_DEADLINE, {"game_id": game_id}).first()
 
     def seat_by_token(self, token: str) -> Seat:
         """The active seat of a link (cached: a link changes only by 替补, which forgets its game's)."""
@@ -602,14 +601,7 @@ class Store(ABC):
             return seat, game
 
     def published_count(self, s: Session, game_id: int) -> int:
-        return int(
-            s.scalar(
-                select(func.count(Announcement.id)).where(
-                    Announcement.game_id == game_id, Announcement.published_at.is_not(None)
-                )
-            )
-            or 0
-        )
+        return int(s.scalar(_PUBLISHED_COUNT, {"game_id": game_id}) or 0)
 
     # -- what the other parts of the service provide (deadlines.py, direction.py) -------------
     @abstractmethod

@@ -553,9 +553,13 @@ def _text(text: str) -> str:
 def _insert(s: Session, row: Post) -> Post:
     """Store a new post with one Core INSERT (issue 13: no ORM unit of work on the hot path); the
     row keeps every column it was built with and gets its id."""
-    values = {c.key: getattr(row, c.key) for c in Post.__table__.columns if c.key != "id"}
-    row.id = int(s.scalar(insert(Post).values(values).returning(Post.id)) or 0)
+    values = {key: getattr(row, key) for key in _POST_COLUMNS}
+    row.id = int(s.scalar(_INSERT_POST, values) or 0)
     return row
+
+
+_POST_COLUMNS = tuple(c.key for c in Post.__table__.columns if c.key != "id")
+_INSERT_POST = insert(Post).returning(Post.id)  # built once (issue 26); the values are its parameters
 
 
 def _new_post(

@@ -228,4 +228,26 @@ def install(app: Any, engine: Any, env: Any) -> None:
         return
     watch_sql(engine)
     watch_render(env)
+    watch_gc(path)
     app.add_middleware(TimelineMiddleware, path=path)
+
+
+def watch_gc(path: str) -> None:
+    """Every garbage collection of this process, one JSON line in `<path>.gc.<pid>`: its
+    generation, how long it held the interpreter (every thread, the event loop's included, waits
+    that long) and when it ended. The pauses of full collections were the slow requests' cause
+    at 50 games (docs/performance.md, issue 26)."""
+    import gc
+
+    out = open(f"{path}.gc.{os.getpid()}", "a", buffering=1)  # noqa: SIM115 - open for the process's life
+    began = [0.0]
+
+    def on_gc(phase: str, info: dict[str, int]) -> None:
+        now = time.perf_counter()
+        if phase == "start":
+            began[0] = now
+            return
+        line = {"gen": info["generation"], "ms": round((now - began[0]) * 1000, 3), "end": time.time()}
+        out.write(json.dumps(line) + "\n")
+
+    gc.callbacks.append(on_gc)

@@ -11,6 +11,7 @@ from urllib.parse import quote
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from sqlalchemy import bindparam, select
 from starlette.datastructures import FormData
 
 from .. import auth, security, timeline
@@ -18,9 +19,9 @@ from .. import idempotency as idem
 from ..edge import MAX_INT, form_int
 from ..forms import command_from_form, field, post_id
 from ..games import GameService, ServiceError
-from ..models import Seat
+from ..models import Post, Seat
 from ..thread import NearMiss
-from ..views import ThreadItem, page_of_floor, player_page, thread_items, thread_page, viewer_version
+from ..views import ThreadItem, page_of_floor, player_page, post_item, thread_items, thread_page, viewer_version
 from ..web import PlayerForm, PlayerFormDep, PlayerSeatDep, Web, WebDep
 from .director import review
 
@@ -104,6 +105,10 @@ async def player_thread(request: Request, web: WebDep, me: PlayerSeatDep) -> Res
     if floor is not None:
         address = timeline.inline("floor", floor_address, web, me.seat, me.token, floor)
         return RedirectResponse(address, status_code=303)
+    if request.query_params.get("mine") == "1":  # after a post by script from an older page: his new floor
+        ok = quote(request.query_params.get("ok", ""))
+        address = timeline.inline("floor", own_floor_address, web, me.seat, me.token, ok)
+        return RedirectResponse(address or f"/p/{me.token}/thread", status_code=303)
     return timeline.inline("page", player, web, request, me.token, me.seat, "thread")
 
 
@@ -168,6 +173,8 @@ async def player_action(
     draft_of: Callable[[FormData], dict[str, Any]] | None = None,
 ) -> Response:
     seat, form, token = me.seat, me.form, me.token
+    # the thread page's script posts by fetch and asks for JSON (static/app.js: data-fetch)
+    by_script = "application/json" in request.headers.get("accept", "")
 
     def submit() -> str:
         # through this link: a 替补 committed since the link was resolved stores nothing (store.ACTING_LINK)
@@ -185,11 +192,18 @@ async def player_action(
         )
         if isinstance(exc, NearMiss) and page == "thread":
             draft["suggest"] = (exc.suggestion, exc.corrected)
+        if by_script:  # the page's script submits the form again the ordinary way, for this page
+            return JSONResponse({"error": exc.reason}, status_code=exc.status)
         fresh = web.service.seat_by_token(token)  # a 替补 meanwhile: the link died
         return timeline.inline("page", player, web, request, token, fresh, page, exc.reason, exc.status, draft)
     suffix = "" if page == "me" else "/thread"
     path = f"/p/{token}{suffix}"
     ok = quote(security.sign_flash(web.secret, path, done))
+    if by_script and page == "thread" and done in POSTED:
+        # the live push brings the new floor to the open page: no page to render (issue 26)
+        post, count = timeline.inline("floor", own_post_count, web, seat)
+        mine = f"{path}?mine=1&ok={ok}"
+        return JSONResponse({"ok": done, "idem": idem.new_key(), "post": post, "post_count": count, "mine": mine})
     if page == "thread" and done in POSTED:  # a post lands on its own floor (the page that holds it)
         address = timeline.inline("floor", own_floor_address, web, seat, token, ok)
         if address:
@@ -203,6 +217,26 @@ POSTED = ("投票已记录", "已发言")
 def own_floor(items: list[ThreadItem], seat: Seat) -> int:
     """The floor of `seat`'s newest post (0: none)."""
     return max((i.floor for i in items if i.post_id and i.author == seat.name and i.kind != "pending"), default=0)
+
+
+def own_post_count(web: Web, seat: Seat) -> tuple[int, int]:
+    """`seat`'s newest post — the one just made — and how many posts he has made in its day,
+    counted as his thread page counts them (`player_page`'s post_count: his posts and votes)."""
+    newest, count, day = 0, 0, None
+    with web.service.sessions() as s:
+        for p in s.scalars(_OWN_POSTS, {"game_id": seat.game_id, "author": seat.name}):
+            if day is None:
+                newest, day = p.id, p.phase
+            if p.phase == day:
+                count += post_item(p, False, day, seat.name).kind in ("post", "hidden")
+    return newest, count
+
+
+_OWN_POSTS = (
+    select(Post)
+    .where(Post.game_id == bindparam("game_id"), Post.author == bindparam("author"))
+    .order_by(Post.id.desc())
+)
 
 
 def own_floor_address(web: Web, seat: Seat, token: str, ok: str) -> str:

@@ -102,8 +102,15 @@
     });
     // while the player types, only the parts marked data-live-part (message lists, status) are
     // replaced: a half-typed message or a chosen target survives the refresh
+    // the page's own address: after a refusal the browser shows the answer to a POST (…/post,
+    // …/command), which cannot be fetched again; data-url names the page it is
+    function pageUrl() {
+      var box = document.getElementById("live") || live;
+      var path = window.location.pathname;
+      return box.dataset.url && path !== box.dataset.url ? box.dataset.url : path + window.location.search;
+    }
     function refreshParts() {
-      fetch(window.location.pathname + window.location.search, {credentials: "same-origin"}).then(function (r) {
+      fetch(pageUrl(), {credentials: "same-origin"}).then(function (r) {
         return r.ok ? r.text() : null;
       }).then(function (html) {
         if (!html) return;
@@ -139,7 +146,17 @@
       var empty = thread.querySelector(":scope > p.muted");
       if (empty) empty.remove();
       thread.appendChild(part);
+      showMine();
     });
+    // after a post by fetch: bring its floor into view once it is on the page (by push or reload)
+    var mine = null;
+    function showMine() {
+      var el = mine && document.querySelector('#thread [data-post="' + mine + '"]');
+      if (!el) return;
+      mine = null;
+      el.scrollIntoView({block: "nearest"});
+    }
+    document.addEventListener("htmx:afterSwap", showMine);
     source.addEventListener("chat", function (ev) {
       var part = fragment(ev.data), first = part.firstElementChild;
       if (!first) return;
@@ -147,7 +164,63 @@
       if (!box || box.querySelector('[data-n="' + first.dataset.n + '"]')) return;
       box.appendChild(part);
     });
-    source.addEventListener("reload", function () {
+    // a post or vote from this page goes by fetch while the stream is open (issue 26): the new
+    // floor arrives by the push, so the page is not fetched again. A refusal, or no answer,
+    // submits the form the ordinary way: the server's page shows the reason with the text kept
+    // (a resend with the same form key is never stored twice).
+    document.addEventListener("submit", function (ev) {
+      var form = ev.target;
+      if (ev.defaultPrevented || !form.hasAttribute || !form.hasAttribute("data-fetch")) return;
+      if (!window.fetch || !window.URLSearchParams || source.readyState !== 1) return;
+      ev.preventDefault();
+      var button = ev.submitter;
+      if (button) button.disabled = true;
+      posting = true;
+      var again = function () { posting = false; HTMLFormElement.prototype.submit.call(form); };
+      fetch(form.action, {
+        method: "POST", credentials: "same-origin", headers: {"Accept": "application/json"},
+        body: new URLSearchParams(new FormData(form))
+      }).then(function (r) {
+        return r.ok ? r.json() : null;
+      }).then(function (done) {
+        if (!done || !done.ok) { again(); return; }
+        posting = false;
+        if (button) button.disabled = false;
+        var thread = document.getElementById("thread");
+        if (!thread || thread.dataset.append === "0") { window.location.assign(done.mine); return; }
+        form.reset();
+        form.querySelectorAll("textarea").forEach(function (t) {
+          t.value = t.defaultValue = "";
+          t.removeAttribute("data-keep");
+        });
+        form.elements.idem.value = done.idem;
+        ["error", "replying", "post-error", "vote-error", "suggest"].forEach(function (id) {
+          var el = document.getElementById(id);
+          if (el) el.remove();
+        });
+        var reply = form.querySelector('input[name="reply_to"]');
+        if (reply) reply.remove();
+        var count = document.getElementById("post-count");
+        if (count) count.textContent = done.post_count;
+        var ok = document.getElementById("ok");
+        if (!ok) {
+          ok = document.createElement("div");
+          ok.className = "ok";
+          ok.id = "ok";
+          ok.setAttribute("role", "status");
+          var box = document.getElementById("live") || live;
+          box.parentNode.insertBefore(ok, box);
+        }
+        ok.textContent = done.ok;
+        dirty = false;  // what was typed has been posted
+        mine = String(done.post);
+        showMine();
+        if (reloadAfterPost) { reloadAfterPost = false; reload(); }
+      }, again);
+    });
+    var posting = false, reloadAfterPost = false;
+    function reload() {
+      if (posting) { reloadAfterPost = true; return; }  // after the post's answer: what was typed is gone
       var box = document.getElementById("live") || live;
       var busy = document.activeElement && box.contains(document.activeElement) &&
         /TEXTAREA|INPUT|SELECT/.test(document.activeElement.tagName);
@@ -156,8 +229,9 @@
         if (t.value !== t.defaultValue || (t.hasAttribute("data-keep") && t.value.trim())) busy = true;
       });
       if (busy || dirty) { refreshParts(); return; }
-      htmx.ajax("GET", window.location.pathname + window.location.search,
+      htmx.ajax("GET", pageUrl(),
         {target: "#live", select: "#live", swap: "outerHTML"});
-    });
+    }
+    source.addEventListener("reload", reload);
   });
 })();
