@@ -656,8 +656,8 @@ def load_timelines(base: Path, since: float) -> list[dict[str, Any]]:
     """The server's per-request timelines (`banshe.service.timeline`, BANSHE_TIMELINE: JSON lines
     in `<base>.<pid>`) of the requests that ended after the load began."""
     out: list[dict[str, Any]] = []
-    for f in base.parent.glob(base.name + ".*"):
-        gc_file = f.name.startswith(base.name + ".gc.")
+    for f in [*base.parent.glob(base.name + ".*"), *base.parent.glob(base.name + "-gc.*")]:
+        gc_file = f.name.startswith(base.name + "-gc.")
         for line in f.read_text(encoding="utf-8").splitlines():
             try:
                 rec = json.loads(line)
@@ -670,7 +670,7 @@ def load_timelines(base: Path, since: float) -> list[dict[str, Any]]:
 
 def gc_report(recs: list[dict[str, Any]]) -> str:
     """The server processes' garbage collections while the load ran (BANSHE_TIMELINE's
-    `.gc.<pid>` lines): per process and generation, how many, the longest and their sum — every
+    `-gc.<pid>` lines): per process and generation, how many, the longest and their sum — every
     thread, the event loop's included, waits that long."""
     rows = ["| 进程 | 代 | 次数 | 最长 ms | p99 ms | 合计 ms |", "| --- | ---: | ---: | ---: | ---: | ---: |"]
     by: dict[tuple[str, int], list[float]] = {}

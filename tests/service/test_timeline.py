@@ -4,6 +4,7 @@ the event loop: their timelines have no hand-off to a worker thread."""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
@@ -85,6 +86,23 @@ def test_a_post_records_its_phases_all_on_the_loop(tmp_path: Path, monkeypatch: 
     pages = [r for r in recs if r["kind"] == "page"]
     assert pages and all("do:page" in _labels(r) and r["render_ms"] > 0 for r in pages)
     assert all({m[2] for m in r["marks"]} == {"L"} for r in pages)
+
+
+def test_garbage_collections_are_logged_beside_the_timelines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every collection's pause, one JSON line in `<file>-gc.<pid>` (the slow requests' cause at
+    50 games, issue 26): its generation, how long, when it ended."""
+    base = tmp_path / "timeline"
+    monkeypatch.setenv(timeline.ENV, str(base))
+    h = _harness(tmp_path)
+    with h.client:
+        assert h.client.get("/login").status_code == 200
+        before = time.time()
+        gc.collect()
+    h.client.app.state.engine.dispose()  # type: ignore[attr-defined]
+    lines = [json.loads(x) for f in tmp_path.glob("timeline-gc.*") for x in f.read_text().splitlines()]
+    full = [r for r in lines if r["gen"] == 2 and r["end"] >= before]
+    assert full and all(r["ms"] >= 0 for r in full)
+    assert not [r for r in _records(base) if "gen" in r]  # the request timelines stay apart
 
 
 def test_hop_marks_a_worker_threads_hand_offs() -> None:

@@ -233,13 +233,13 @@ def install(app: Any, engine: Any, env: Any) -> None:
 
 
 def watch_gc(path: str) -> None:
-    """Every garbage collection of this process, one JSON line in `<path>.gc.<pid>`: its
+    """Every garbage collection of this process, one JSON line in `<path>-gc.<pid>`: its
     generation, how long it held the interpreter (every thread, the event loop's included, waits
     that long) and when it ended. The pauses of full collections were the slow requests' cause
     at 50 games (docs/performance.md, issue 26)."""
     import gc
 
-    out = open(f"{path}.gc.{os.getpid()}", "a", buffering=1)  # noqa: SIM115 - open for the process's life
+    out = open(f"{path}-gc.{os.getpid()}", "a", buffering=1)  # noqa: SIM115 - open for the process's life
     began = [0.0]
 
     def on_gc(phase: str, info: dict[str, int]) -> None:
