@@ -11,7 +11,7 @@ from urllib.parse import quote
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
-from sqlalchemy import bindparam, select
+from sqlalchemy import Integer, String, bindparam, select
 from starlette.datastructures import FormData
 
 from .. import auth, security, timeline
@@ -222,19 +222,29 @@ def own_floor(items: list[ThreadItem], seat: Seat) -> int:
 def own_post_count(web: Web, seat: Seat) -> tuple[int, int]:
     """`seat`'s newest post — the one just made — and how many posts he has made in its day,
     counted as his thread page counts them (`player_page`'s post_count: his posts and votes)."""
-    newest, count, day = 0, 0, None
+    newest, count = 0, 0
     with web.service.sessions() as s:
-        for p in s.scalars(_OWN_POSTS, {"game_id": seat.game_id, "author": seat.name}):
-            if day is None:
-                newest, day = p.id, p.phase
-            if p.phase == day:
-                count += post_item(p, False, day, seat.name).kind in ("post", "hidden")
+        for p in s.scalars(_OWN_POSTS_THAT_DAY, {"game_id": seat.game_id, "author": seat.name}):
+            newest = newest or p.id
+            count += post_item(p, False, p.phase, seat.name).kind in ("post", "hidden")
     return newest, count
 
 
-_OWN_POSTS = (
+# the author's posts in the day of his newest post, newest first (built once, issue 26)
+_GAME_ID = bindparam("game_id", type_=Integer)
+_AUTHOR = bindparam("author", type_=String)
+_OWN_POSTS_THAT_DAY = (
     select(Post)
-    .where(Post.game_id == bindparam("game_id"), Post.author == bindparam("author"))
+    .where(
+        Post.game_id == _GAME_ID,
+        Post.author == _AUTHOR,
+        Post.phase
+        == select(Post.phase)
+        .where(Post.game_id == _GAME_ID, Post.author == _AUTHOR)
+        .order_by(Post.id.desc())
+        .limit(1)
+        .scalar_subquery(),
+    )
     .order_by(Post.id.desc())
 )
 
