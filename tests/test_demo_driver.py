@@ -1,6 +1,6 @@
 """One game driver (issue 27): `banshe demo` and `play_random_game` play the simulator's game
-(`play_game`, `sparing` policy); a skill is rare for the random bots only where the ruleset's
-bots declare it (`bots.RARE`), never by a skill id the driver knows."""
+(`play_game`, `sparing` policy); a skill is rare for the random bots only where its `SkillSpec`
+declares it (`bot_chance`), never by a skill id the driver knows."""
 
 from __future__ import annotations
 

@@ -153,6 +153,10 @@ class SkillSpec:
     intent: str = ""
     # once accepted it cannot be taken back (a potion, a shot): the pages ask for confirmation
     irreversible: bool = False
+    # the chance a random bot takes it up whenever it is offered (1: as often as any other move);
+    # below 1 for a skill that ends the game on the spot (品茗's 决战, 投降), which a random game
+    # would otherwise take on its first night (`banshe.sim.agents.SparingAgent`)
+    bot_chance: float = 1.0
 
 
 # `SkillSpec.intent`s

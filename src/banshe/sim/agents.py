@@ -33,7 +33,7 @@ from ..agents.protocol import Agent, AgentFactory
 from ..engine.actions import ActionSet
 from ..engine.commands import Command
 from ..engine.ruleset import Ruleset
-from ..rulesets.registry import get_ruleset, ruleset_module
+from ..rulesets.registry import get_ruleset
 from .seat import Prune, bot_prune, draw_uniform
 
 __all__ = [
@@ -77,16 +77,10 @@ class RandomAgent:
 
 
 def bot_rare(rules: Ruleset) -> dict[str, float]:
-    """The ruleset's `bots.RARE`: the skills a random bot takes up only now and then, each with
-    the chance it takes it whenever offered (品茗: 决战 and 投降, which end the game on the spot);
-    {} when its bots declare none."""
-    found = _RARE.get(rules.id)
-    if found is None:
-        found = _RARE[rules.id] = dict(getattr(ruleset_module(rules, "bots"), "RARE", None) or {})
-    return found
-
-
-_RARE: dict[str, dict[str, float]] = {}
+    """The skills a random bot takes up only now and then (`SkillSpec.bot_chance` below 1), each
+    with the chance it takes it whenever offered (品茗: 决战 and 投降, which end the game on the
+    spot); {} when the ruleset declares none."""
+    return {sid: spec.bot_chance for sid, spec in rules.skills.items() if spec.bot_chance < 1.0}
 
 
 class SparingAgent(RandomAgent):

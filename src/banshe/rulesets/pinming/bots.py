@@ -42,16 +42,9 @@ from .rules import (
     SHOOT,
     SLASH,
     SUCCEED,
-    SURRENDER,
     WITCH,
     WOLF_GROUP,
 )
-
-# the skills a random bot takes up only now and then, with the chance it takes each whenever it
-# is offered (`banshe.sim.agents.SparingAgent`: `banshe demo`, the property tests): the 狼群's
-# 决战 and 投降 end the game on the spot, and taken as often as any other move they would end
-# nearly every random game on its first night
-RARE = {DUEL: 0.02, SURRENDER: 0.004}
 
 _IDIOT_RE = re.compile(r"(\S+?)是白痴，发动装傻")
 _ELECTED_RE = re.compile(r"第1天投票结束（[^）]*），(\S+?)当选警长")

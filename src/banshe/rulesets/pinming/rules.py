@@ -369,6 +369,7 @@ SKILLS = {
             members_of=WOLF_GROUP,
             refuses=agreed_duel,
             refuses_is_check=True,
+            bot_chance=0.02,
         ),
         SkillSpec(
             SLASH,
@@ -393,6 +394,7 @@ SKILLS = {
             members_of=WOLF_GROUP,
             refuses=agreed_surrender,
             refuses_is_check=True,
+            bot_chance=0.004,
         ),
         last_words_skill(),
     )
