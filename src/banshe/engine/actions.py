@@ -38,7 +38,11 @@ TEXTS = 3  # a text each (遗言: the bots post a placeholder)
 
 _TEXT = "……"  # the bots' placeholder text for a free-text skill
 _TEXTS = [_TEXT]  # a free-text skill's one option (never changed)
-ONE_CHECK = 1  # a skill row settled by one `check` (`_skill_rows`: no targets, or declared candidates)
+# how a skill row's options are found (`_skill_rows`; `legal_actions` calls `_OPTIONS_BY_MODE[mode]`)
+BY_TARGETS = 0  # the ruleset's `legal_targets`, each checked
+ONE_CHECK = 1  # one `check` settles it: no targets, or declared candidates
+BY_TEXT = 2  # a free-text skill: the bots' placeholder text
+BY_ANSWER = 3  # a yes/no skill: each answer
 _NO_TARGETS: list[tuple[str, ...]] = [()]  # the one option of a skill without targets (never changed)
 _DAY_OPEN = situation_of(DAY, 0, False)  # `GameState.situation` by day before 关门 (the votes)
 
@@ -156,30 +160,9 @@ def legal_actions(state: GameState, actor: str) -> list[ActionSet]:
         rows = unprompted  # no prompt skill can pass: the same rows in the same order without them
     found: list[ActionSet] = []
     if situation == _DAY_OPEN and alive:
-        # `check_vote` with 弃权 settles everything about the voter (the phase, 关门 and life are
-        # known here; a first vote cannot be a second one); targets only need to be votable
-        if actor in state.votes:
-            skill = CHANGE_VOTE
-            ok = actor not in state.vote_changed and not state.accelerated
-        else:
-            skill = VOTE
-            ok = True
-        if ok and rs.can_vote(state, actor) is None:
-            try:
-                table = _BY_ACTOR[actor][skill]  # `_commands`, inline (plain dicts: read by subscript)
-            except KeyError:
-                table = _commands(actor, skill)
-            if not rs.gate(state, table.single.get(ABSTAIN) or table.one(ABSTAIN)):
-                # one set per voter, skill and `votable` answer (kept by the ruleset while it holds:
-                # 品茗 a day), over `[*votable, 弃权]`
-                votable = rs.votable(state)
-                memo = _VOTE_MEMO  # `_vote_options(votable)`, its memo read inline
-                options = memo[1] if memo[0] is votable else _vote_options(votable)
-                action = table.memo_set
-                if action is None or table.memo_for is not options:
-                    action = table.memo_set = ActionSet(actor, skill, NAMES, options, table)
-                    table.memo_for = options
-                found.append(action)
+        vote = _vote_set(state, rs, actor)
+        if vote is not None:
+            found.append(vote)
     if not rows:
         return found
     # this actor's command tables (`_commands`, its lookup once; plain dicts: CPython reads a
@@ -188,164 +171,184 @@ def legal_actions(state: GameState, actor: str) -> list[ActionSet]:
         mine = _BY_ACTOR[actor]
     except KeyError:
         mine = _tables_of(actor)
-    chars = state.chars
     groups = state.groups
-    for sid, spec, exact, stage_check, shape, mode, group in rows:
-        if mode == ONE_CHECK:
-            # one `check` settles the skill: no targets, or the declared candidates
-            # (`SkillSpec.candidates`: the same set whichever of them is checked)
-            if exact:
-                if head is None or head.actor != actor or head.skill != sid:
-                    continue  # a prompt skill: only the head prompt's
-            elif group:
-                try:
-                    if actor not in groups[group]:
-                        continue
-                except KeyError:
-                    continue  # no such group (yet): nobody is in it
-            open_while = spec.open_while
-            if open_while is not None and not open_while(state):
-                continue
-            try:
-                table = mine[sid]
-            except KeyError:
-                table = _commands(actor, sid)
-            if shape == NO_TARGET:
-                declared: Sequence[str] = _NO_TARGETS  # type: ignore[assignment]
-                probe = table.bare
-            else:
-                declared = spec.candidates(state, actor)  # type: ignore[misc]
-                if not declared:
-                    continue
-                first = declared[0]
-                probe = table.single.get(first) or table.one(first)
-            if stage_check and _stage_refuses(state, rs, actor, sid):
-                continue
-            if exact:
-                if not is_legal(state, probe):
-                    continue
-            else:
-                refuses = spec.refuses
-                if (refuses is not None and refuses(state, probe)) or rs.gate(state, probe):
-                    continue
-                if not spec.refuses_is_check:
-                    try:
-                        spec.check(state, probe)
-                    except IllegalCommand:
-                        continue
-            # `table.action_set(kind, declared)`, inline: the same set while `declared` is
-            action = table.memo_set
-            if action is None or table.memo_for is not declared:
-                options_kind = TUPLES if shape == NO_TARGET else NAMES
-                action = table.memo_set = ActionSet(actor, sid, options_kind, declared, table)
-                table.memo_for = declared
-            found.append(action)
-            continue
-        if spec.prompt and (head is None or head.actor != actor or head.skill != sid):
-            continue
+    for row in rows:
+        # `validate`'s actor checks that the row does not settle: the head prompt's skill only,
+        # the group's members only (`SkillSpec.members_of`), while `open_while` holds
+        spec = row[1]
+        if spec.prompt and (head is None or head.skill != row[0]):
+            continue  # (`head.actor` is `actor`: `rows` holds prompt skills only then)
+        group = row[6]
         if group and actor not in groups.get(group, ()):
             continue
-        if spec.open_while is not None and not spec.open_while(state):
+        open_while = spec.open_while
+        if open_while is not None and not open_while(state):
             continue
-        if shape == FREE_TEXT:
-            try:
-                table = mine[sid]
-            except KeyError:
-                table = _commands(actor, sid)
-            c = table.texted  # the bots' placeholder text's command, once made
-            if c is None:
-                c = table.texted = _plain(actor, sid, text=_TEXT)
-            if stage_check and _stage_refuses(state, rs, actor, sid):
-                continue
-            if exact:
-                if not is_legal(state, c):
-                    continue
-            else:
-                # `validate`'s candidate checks (all pure): the quick refusal first (遗言: most
-                # seats have none), then gate, shape and the skill's check
-                refuses = spec.refuses
-                if refuses is not None and refuses(state, c):
-                    continue
-                if rs.gate(state, c) or shape_refusal(state, spec.name, shape, c, spec.targets_may_be_out):
-                    continue
-                try:
-                    spec.check(state, c)
-                except IllegalCommand:
-                    continue
-            found.append(table.action_set(TEXTS, _TEXTS))
-            continue
-        if shape == YES_NO:
-            if stage_check and _stage_refuses(state, rs, actor, sid):
-                continue
-            answers = []
-            for answer in (True, False):
-                c = _plain(actor, sid, answer=answer)
-                if is_legal(state, c) if exact else _passes(state, spec, c):
-                    answers.append(answer)
-            if answers:
-                found.append(ActionSet(actor, sid, ANSWERS, answers))
-            continue
-        targets = rs.legal_targets(state, actor, sid)
-        if not targets:
-            continue
-        if stage_check and _stage_refuses(state, rs, actor, sid):
-            continue
-        commands = _commands(actor, sid)
-        if exact:
-            picked = [t for t in targets if is_legal(state, commands[t])]
-            if picked:
-                found.append(_target_set(actor, sid, picked))
-            continue
-        # the rest of `validate` for each candidate (target shape, the skill's refuses and
-        # check), without raising where it can be avoided. All of them are pure, so the order
-        # may differ: the ruleset's gate, which refuses a skill whatever its targets
-        # (`Ruleset.gate`), is asked once; a lone candidate's quick refusal (遗言) comes first
-        refuses = spec.refuses
-        check = spec.check
-        first = commands[targets[0]]
-        if refuses is not None and len(targets) == 1 and refuses(state, first):
-            continue
-        if rs.gate(state, first):
-            continue
-        may_be_out = spec.targets_may_be_out
-        if shape == ONE_TARGET:
-            # one target each (a tuple of another length fails the shape): kept by name
-            single = commands.single
-            names: list[str] = []
-            for t in targets:
-                if len(t) != 1:
-                    continue
-                name = t[0]
-                target = chars.get(name)
-                if target is None or (not target.alive and not may_be_out):
-                    continue
-                c = single.get(name) or commands.one(name)
-                if refuses is not None and refuses(state, c):
-                    continue
-                try:
-                    check(state, c)
-                except IllegalCommand:
-                    continue
-                names.append(name)
-            if names:
-                found.append(ActionSet(actor, sid, NAMES, names))
-            continue
-        picked = []
-        name_of = spec.name
-        for t in targets:
-            c = commands[t]
-            if shape_refusal(state, name_of, shape, c, may_be_out) is not None:
-                continue
-            if refuses is not None and refuses(state, c):
-                continue
-            try:
-                check(state, c)
-            except IllegalCommand:
-                continue
-            picked.append(t)
-        if picked:
-            found.append(_target_set(actor, sid, picked))
+        action = _OPTIONS_BY_MODE[row[5]](state, rs, actor, row, mine)
+        if action is not None:
+            found.append(action)
     return found
+
+
+def _vote_set(state: GameState, rs: Ruleset, actor: str) -> ActionSet | None:
+    """The day's vote (or change of vote) of a living `actor` before 关门: `check_vote` with 弃权
+    settles everything about the voter (the phase, 关门 and life are known here; a first vote
+    cannot be a second one); the targets only need to be votable."""
+    if actor in state.votes:
+        if actor in state.vote_changed or state.accelerated:
+            return None
+        skill = CHANGE_VOTE
+    else:
+        skill = VOTE
+    if rs.can_vote(state, actor) is not None:
+        return None
+    try:
+        table = _BY_ACTOR[actor][skill]  # `_commands`, inline (plain dicts: read by subscript)
+    except KeyError:
+        table = _commands(actor, skill)
+    if rs.gate(state, table.single.get(ABSTAIN) or table.one(ABSTAIN)):
+        return None
+    # one set per voter, skill and `votable` answer (kept by the ruleset while it holds: 品茗 a
+    # day), over `[*votable, 弃权]`
+    votable = rs.votable(state)
+    memo = _VOTE_MEMO  # `_vote_options(votable)`, its memo read inline
+    return table.action_set(NAMES, memo[1] if memo[0] is votable else _vote_options(votable))
+
+
+def _checked_once(
+    state: GameState, rs: Ruleset, actor: str, row: SkillRow, mine: dict[str, _Commands]
+) -> ActionSet | None:
+    """A skill one `check` settles: no targets, or the declared candidates (`SkillSpec.candidates`:
+    the same set whichever of them is checked)."""
+    sid, spec, exact, stage_check, shape, _mode, _group = row
+    try:
+        table = mine[sid]
+    except KeyError:
+        table = _commands(actor, sid)
+    if shape == NO_TARGET:
+        declared: Sequence[str] = _NO_TARGETS  # type: ignore[assignment]
+        probe = table.bare
+    else:
+        declared = spec.candidates(state, actor)  # type: ignore[misc]
+        if not declared:
+            return None
+        first = declared[0]
+        probe = table.single.get(first) or table.one(first)
+    if stage_check and _stage_refuses(state, rs, actor, sid):
+        return None
+    if exact:
+        if not is_legal(state, probe):
+            return None
+    else:
+        refuses = spec.refuses
+        if (refuses is not None and refuses(state, probe)) or rs.gate(state, probe):
+            return None
+        if not spec.refuses_is_check:
+            try:
+                spec.check(state, probe)
+            except IllegalCommand:
+                return None
+    return table.action_set(TUPLES if shape == NO_TARGET else NAMES, declared)
+
+
+def _texted(state: GameState, rs: Ruleset, actor: str, row: SkillRow, mine: dict[str, _Commands]) -> ActionSet | None:
+    """A free-text skill (遗言): the bots' placeholder text, checked once."""
+    sid, spec, exact, stage_check, _shape, _mode, _group = row
+    try:
+        table = mine[sid]
+    except KeyError:
+        table = _commands(actor, sid)
+    c = table.texted  # the bots' placeholder text's command, once made
+    if c is None:
+        c = table.texted = _plain(actor, sid, text=_TEXT)
+    if stage_check and _stage_refuses(state, rs, actor, sid):
+        return None
+    if not (is_legal(state, c) if exact else _passes(state, spec, c)):
+        return None
+    return table.action_set(TEXTS, _TEXTS)
+
+
+def _answered(state: GameState, rs: Ruleset, actor: str, row: SkillRow, mine: dict[str, _Commands]) -> ActionSet | None:
+    """A yes/no skill: each answer checked."""
+    sid, spec, exact, stage_check, _shape, _mode, _group = row
+    if stage_check and _stage_refuses(state, rs, actor, sid):
+        return None
+    answers = []
+    for answer in (True, False):
+        c = _plain(actor, sid, answer=answer)
+        if is_legal(state, c) if exact else _passes(state, spec, c):
+            answers.append(answer)
+    return ActionSet(actor, sid, ANSWERS, answers) if answers else None
+
+
+def _targeted(state: GameState, rs: Ruleset, actor: str, row: SkillRow, mine: dict[str, _Commands]) -> ActionSet | None:
+    """A skill with targets and no declared candidates: each of the ruleset's `legal_targets`
+    goes through the rest of `validate` (target shape, the skill's refuses and check), without
+    raising where it can be avoided. All of them are pure, so the order may differ: the
+    ruleset's gate, which refuses a skill whatever its targets (`Ruleset.gate`), is asked once; a
+    lone candidate's quick refusal (遗言) comes first."""
+    sid, spec, exact, stage_check, shape, _mode, _group = row
+    targets = rs.legal_targets(state, actor, sid)
+    if not targets:
+        return None
+    if stage_check and _stage_refuses(state, rs, actor, sid):
+        return None
+    commands = _commands(actor, sid)
+    if exact:
+        picked = [t for t in targets if is_legal(state, commands[t])]
+        return _target_set(actor, sid, picked) if picked else None
+    refuses = spec.refuses
+    first = commands[targets[0]]
+    if refuses is not None and len(targets) == 1 and refuses(state, first):
+        return None
+    if rs.gate(state, first):
+        return None
+    if shape == ONE_TARGET:
+        names = _one_targets(state, spec, targets, commands)
+        return ActionSet(actor, sid, NAMES, names) if names else None
+    picked = []
+    check = spec.check
+    may_be_out = spec.targets_may_be_out
+    for t in targets:
+        c = commands[t]
+        if shape_refusal(state, spec.name, shape, c, may_be_out) is not None:
+            continue
+        if refuses is not None and refuses(state, c):
+            continue
+        try:
+            check(state, c)
+        except IllegalCommand:
+            continue
+        picked.append(t)
+    return _target_set(actor, sid, picked) if picked else None
+
+
+def _one_targets(
+    state: GameState, spec: SkillSpec, targets: Sequence[tuple[str, ...]], commands: _Commands
+) -> list[str]:
+    """A one-target skill's accepted targets, by name (a tuple of another length fails the shape)."""
+    chars = state.chars
+    refuses = spec.refuses
+    check = spec.check
+    may_be_out = spec.targets_may_be_out
+    single = commands.single
+    names: list[str] = []
+    for t in targets:
+        if len(t) != 1:
+            continue
+        name = t[0]
+        target = chars.get(name)
+        if target is None or (not target.alive and not may_be_out):
+            continue
+        c = single.get(name) or commands.one(name)
+        if refuses is not None and refuses(state, c):
+            continue
+        try:
+            check(state, c)
+        except IllegalCommand:
+            continue
+        names.append(name)
+    return names
 
 
 def _passes(state: GameState, spec: SkillSpec, c: Command) -> bool:
@@ -435,10 +438,17 @@ def _skill_rows(rs: Ruleset, kind: str, stage: int, alive: bool, settling: bool,
                 and (shape == ONE_TARGET or (shape == SUCCESSOR and spec.prompt))
                 and (spec.prompt or not exact)
             )
-            rows.append((sid, spec, exact, stage_check, shape, ONE_CHECK if one_check else 0, spec.members_of))
+            mode = ONE_CHECK if one_check else _MODE_OF_SHAPE.get(shape, BY_TARGETS)
+            # a prompt skill settled by one check is offered to the head prompt's actor whatever
+            # his group (`validate` checks it whole: `exact`)
+            group = "" if one_check and exact else spec.members_of
+            rows.append((sid, spec, exact, stage_check, shape, mode, group))
         unprompted = [row for row in rows if not row[1].prompt]
         both = by_role[key] = (rows, unprompted)
     return both
+
+
+_MODE_OF_SHAPE = {FREE_TEXT: BY_TEXT, YES_NO: BY_ANSWER}
 
 
 class _Commands(dict[tuple[str, ...], Command]):
@@ -546,3 +556,7 @@ def _plain(actor: str, skill: str, text: str | None = None, answer: bool | None 
             _OTHER.clear()
         cmd = _OTHER[key] = Command(actor, skill, (), text, answer)
     return cmd
+
+
+# `legal_actions`' finder of a row's options, by the row's mode
+_OPTIONS_BY_MODE = (_targeted, _checked_once, _texted, _answered)

@@ -299,7 +299,7 @@ def skill_stage(state: GameState, cmd: Command) -> int | None:
 
 
 # a row of `legal_commands`' table: (skill id, spec, needs the full `is_legal`, needs the
-# `stage_for` check, target shape, how its options are found (`actions.ONE_CHECK` or 0), its
+# `stage_for` check, target shape, how its options are found (`actions.BY_TARGETS`, `ONE_CHECK` …), its
 # `members_of`); the rows for all skills, and for the non-prompt ones
 SkillRow = tuple[str, SkillSpec, bool, bool, str, int, str]
 SkillRows = tuple[list[SkillRow], list[SkillRow]]
