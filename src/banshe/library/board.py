@@ -16,7 +16,7 @@ from banshe.engine.publish import day_opening
 from banshe.engine.ruleset import SUCCESSOR, TEAR_BADGE, Dealer, Ruleset, SeatRefusal, Votable, VoteWeight
 
 from .role import Block, Excluded, LibraryRole, OutHook, VotedOutHook
-from .state import ext
+from .state import BoardState, ext
 
 FIRST_DAY_SHERIFF = "今天是小镇传统竞选警长日，投票最高者当选警长，不会有人因投票出局。"
 
@@ -121,16 +121,25 @@ def first_refusal(blocks: tuple[Block, ...]) -> SeatRefusal:
 
 def living_less(unvotable: tuple[Excluded, ...]) -> Votable:
     """`Ruleset.votable`: the alive seats less those the roles exclude at once (the same list as
-    `can_be_voted` seat by seat; the roles' `unvotable` refuse exactly whom their blocks do)."""
+    `can_be_voted` seat by seat; the roles' `unvotable` refuse exactly whom their blocks do).
+
+    Asked for every voter: the answer is kept (`BoardState.votable_memo`) while the living seats
+    (`GameState.living`, one tuple per out) and every role's exclusion are the same, so a day's
+    voters share one list (and the bots one action set per voter)."""
 
     def votable(state: GameState) -> Sequence[str]:
         living = state.living()
         if not unvotable:
             return living
-        excluded: set[str] = set()
-        for find in unvotable:
-            excluded.update(find(state))
-        return [n for n in living if n not in excluded] if excluded else living
+        excluded = [find(state) for find in unvotable]
+        data: BoardState = state.ext  # type: ignore[assignment]  # a board game's (`new_game`), unchecked: asked for every voter
+        memo = data.votable_memo
+        if memo[0] is living and memo[1] == excluded:
+            return memo[2]
+        out: set[str] = set().union(*excluded)
+        names = tuple([n for n in living if n not in out]) if out else living
+        data.votable_memo = (living, excluded, names)
+        return names
 
     return votable
 

@@ -6,6 +6,7 @@ own fields through `ext(state)`, and the night's settlement (`flow.settle_night`
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from banshe.engine.model import GameState, RulesetState
@@ -24,6 +25,11 @@ class BoardState(RulesetState):
     kill: str | None = None  # 狼人 (the group): the last submission of 杀人
     save: str | None = None  # 女巫: 救药's target
     poison: str | None = None  # 女巫: 毒药's target
+    # -- not part of the position ------------------------------------------------------------
+    # `board.living_less`' memo: (the living seats, the roles' exclusions, the vote's candidates)
+    votable_memo: tuple[tuple[str, ...], list[Collection[str]], Sequence[str]] = field(
+        default=((), [], ()), repr=False, compare=False, kw_only=True
+    )
 
     def clone(self) -> BoardState:
         return BoardState(list(self.report), self.guarded, self.feigned, self.check, self.kill, self.save, self.poison)

@@ -52,7 +52,7 @@ from banshe.engine.ruleset import (
     other_alive_targets,
 )
 from banshe.library import flow
-from banshe.library.board import Board, role_params
+from banshe.library.board import Board, living_less, role_params
 from banshe.library.flow import red_card
 from banshe.library.role import VILLAGE as VILLAGE  # the camps and 狼群 every standard board has
 from banshe.library.role import WOLF_GROUP as WOLF_GROUP
@@ -437,20 +437,6 @@ def open_phase(state: GameState) -> None:
     announce(state, day_opening(state, first_day, reports=ext(state).report))
 
 
-def votable(state: GameState) -> Sequence[str]:
-    # 装傻's `can_be_voted`, inline, made once per day and out: asked for every voter. 装傻 (the
-    # only other change) comes at the day's 关门, after its votes
-    data: PinmingState = state.ext  # type: ignore[assignment]  # `ext(state)`, unchecked: asked for every voter
-    memo = data.votable_memo
-    outs = len(state.outs)
-    day = state.phase
-    if memo[0] != outs or memo[1] is not day:
-        feigned = data.feigned
-        names = tuple([c.name for c in state.chars.values() if c.alive and c.name not in feigned])
-        memo = data.votable_memo = (outs, day, names)
-    return memo[2]
-
-
 def vote_weight(state: GameState, voter: str) -> float:
     # 带队<强制> — 警长投出的票计为1.5票
     return 1.5 if voter == state.sheriff else 1.0
@@ -554,7 +540,7 @@ PINMING = Ruleset(
     # 装傻 — 白痴不能参与投票、不能成为投票对象 (the library's)
     can_vote=idiot.may_not_vote,
     can_be_voted=idiot.may_not_be_voted,
-    votable=votable,
+    votable=living_less((idiot.feigned,)),  # 装傻: 不能成为投票对象
     vote_weight=vote_weight,
     red_card=red_card,
     legal_targets=legal_targets,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from banshe.engine.model import GameState, Phase
+from banshe.engine.model import GameState
 from banshe.library.state import BoardState
 
 
@@ -20,8 +20,6 @@ class PinmingState(BoardState):
     # -- this phase (emptied by `new_phase`) -------------------------------------------------
     duel: list[str] = field(default_factory=list)  # who has agreed to 决战, in order
     # -- not part of the position ------------------------------------------------------------
-    # `rules.votable`'s memo: (len(outs), the phase) when made, the names
-    votable_memo: tuple[int, Phase | None, tuple[str, ...]] = field(default=(-1, None, ()), repr=False, compare=False)
     # the wins' census (`rules._census`): (len(outs) when made, a 神, a 村民, a 狼人 alive)
     census_memo: tuple[int, bool, bool, bool] = field(default=(-1, False, False, False), repr=False, compare=False)
 
