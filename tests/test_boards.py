@@ -87,7 +87,20 @@ def test_boards_lists_the_seeds_and_the_standard_boards(capsys: pytest.CaptureFi
 def test_roles_lists_the_library_with_its_parameters(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["boards", "roles"]) == 0
     out = capsys.readouterr().out
-    for name in ("预言家", "女巫", "猎人", "白痴", "守卫", "村民", "狼人", "狼王", "同守同救", "不能开枪"):
+    for name in (
+        "预言家",
+        "女巫",
+        "猎人",
+        "白痴",
+        "守卫",
+        "村民",
+        "狼人",
+        "狼王",
+        "替罪羊",
+        "冤死",
+        "同守同救",
+        "不能开枪",
+    ):
         assert name in out
 
 
@@ -173,7 +186,11 @@ def test_an_option_changes_the_deal(board_file: Path) -> None:
         (("村民*4", "平民*4"), "第14行：deck.4：没有身份“平民”"),
         (("skills: [守护]", "skills: [守夜]"), "第19行：night.0.skills.0：本板子的身份没有技能“守夜”"),
         (("屠边: [神, 村民]", "屠边: [神, 平民]"), "第24行：wins.0.屠边.1：本板子没有身份“平民”"),
-        (("tie: 无人出局", "tie: 替罪羊"), "第17行：flow.tie：看不懂的平票规则“替罪羊”（可用：无人出局、警长决定）"),
+        (
+            ("tie: 无人出局", "tie: 抽签"),
+            "第17行：flow.tie：看不懂的平票规则“抽签”（可用：无人出局、警长决定、替罪羊）",
+        ),
+        (("tie: 无人出局", "tie: 替罪羊"), "第17行：flow.tie：平票规则 替罪羊 要求本板子配置中有替罪羊"),
         (
             ("sheriff: {weight: 1.5}, tie: 无人出局", "sheriff: false, tie: 警长决定"),
             "第17行：flow.tie：没有警长的板子不能用 警长决定（平票规则只能是 无人出局）",
@@ -193,6 +210,54 @@ def test_check_names_the_file_line_and_field(
     err = capsys.readouterr().err
     assert f"{path}：{fragment}" in err
     assert len(err.strip().splitlines()) == 1
+
+
+GOAT_ROLE = ("  狼王: {library: 狼王}\n", "  狼王: {library: 狼王}\n  替罪羊: {library: 替罪羊}\n")
+
+
+@pytest.mark.parametrize(
+    ("changes", "fragment"),
+    [
+        # flow.tie: 替罪羊 needs a 替罪羊 the deck (or an option) seats — declared but never dealt
+        ((GOAT_ROLE, ("tie: 无人出局", "tie: 替罪羊")), "第18行：flow.tie：平票规则 替罪羊 要求本板子配置中有替罪羊"),
+        # a 替罪羊 under another tie rule has nothing to do
+        ((GOAT_ROLE, ("村民*4", "村民*3, 替罪羊")), "第13行：roles.替罪羊：替罪羊只在平票规则是 替罪羊 的板子里有用"),
+        (
+            (("自救: 不能}", "自救: 不能}\n  冤死者: {library: 替罪羊, 出局原因: 杀人}"),),
+            "第8行：roles.冤死者.出局原因：不认识的值“杀人”（可用：冤死、投票）",
+        ),
+    ],
+)
+def test_check_the_scapegoat_tie(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], changes: tuple[tuple[str, str], ...], fragment: str
+) -> None:
+    text = MY_BOARD
+    for old, new in changes:
+        assert old in text
+        text = text.replace(old, new, 1)
+    path = tmp_path / "bad.yaml"
+    path.write_text(text, encoding="utf-8")
+    assert main(["boards", "check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}：{fragment}" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        (("村民*4", "村民*3, 替罪羊"),),
+        (("swap: {狼人: 狼王}}", "swap: {狼人: 狼王}}\n  替罪羊局: {default: false, swap: {村民: 替罪羊}}"),),
+    ],
+    ids=["dealt", "by_option"],
+)
+def test_a_scapegoat_board_compiles(changes: tuple[tuple[str, str], ...]) -> None:
+    text = MY_BOARD.replace(*GOAT_ROLE, 1).replace("tie: 无人出局", "tie: 替罪羊", 1)
+    for old, new in changes:
+        assert old in text
+        text = text.replace(old, new, 1)
+    rs = compile_board(text.replace("test_guard_board", "scapegoat_board"), "替罪羊.yaml")
+    assert rs.role_name("scapegoat") == "替罪羊" and "take_the_blame" in rs.skills
 
 
 def test_compile_board_from_uploaded_text_raises_board_error() -> None:

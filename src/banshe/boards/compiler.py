@@ -56,8 +56,9 @@ TOP_KEYS = (
 FLOW_KEYS = ("first", "sheriff", "tie", "last_words")
 # `flow.first`: the phase after 开局 — 白天 第1天, 夜晚 第1夜 (`Ruleset.night_first`)
 FIRST_PHASES = ("白天", "夜晚")
-# `flow.tie`: a tie of the top vote — 无人出局, or 警长决定 (`flow.resolve_vote_sheriff_decides`)
-TIE_RULES = ("无人出局", "警长决定")
+# `flow.tie`: a tie of the top vote — 无人出局, 警长决定 (`flow.resolve_vote_sheriff_decides`), or
+# 替罪羊 (`flow.resolve_vote_scapegoat`: the board must seat the library's 替罪羊)
+TIE_RULES = ("无人出局", "警长决定", "替罪羊")
 WIN_KINDS = ("屠边", "全部出局")
 _COUNT = re.compile(r"^(.+?)\s*[*×xX]\s*(\d+)$")
 # a night stage's deadline as the director service reads it: minutes (60, 60分钟) or a clock time (23:30)
@@ -297,6 +298,8 @@ def _compile_library(
             raise doc.fail(("flow", "sheriff", "weight"), "警长票数必须是正数")
     if tie == "警长决定" and not weight:
         raise doc.fail(("flow", "tie"), "没有警长的板子不能用 警长决定（平票规则只能是 无人出局）")
+    if tie == "替罪羊" or flow.SCAPEGOAT in library:
+        _check_scapegoat(doc, tie, names, decks, swaps, adds)
     last_words = flow_raw.get("last_words", 0)
     if not isinstance(last_words, int) or isinstance(last_words, bool) or last_words < 0:
         raise doc.fail(("flow", "last_words"), "遗言数量必须是非负整数")
@@ -387,7 +390,9 @@ def _compile_library(
         if lib.group:
             groups[lib.group] = (*groups.get(lib.group, ()), r)
 
-    resolve_vote = flow.resolve_vote_sheriff_decides if tie == "警长决定" else flow.resolve_vote
+    resolve_vote = {"警长决定": flow.resolve_vote_sheriff_decides, "替罪羊": flow.resolve_vote_scapegoat}.get(
+        tie, flow.resolve_vote
+    )
     settle: dict[str, tuple[Task, ...]] = {
         START: (Task("start", flow.start),),
         NIGHT: (Task("night", flow.settle_night),),
@@ -452,6 +457,30 @@ def _compile_library(
     )
     declare(rid, _thread_policy(doc, data.get("thread")))
     return rs
+
+
+def _check_scapegoat(
+    doc: _Doc,
+    tie: str,
+    names: Mapping[str, str],
+    decks: Mapping[int, Sequence[str]],
+    swaps: Mapping[str, Mapping[str, str]],
+    adds: Mapping[str, Sequence[str]],
+) -> None:
+    """`flow.tie: 替罪羊` and the 替罪羊 come together: the tie rule needs a 替罪羊 the deck (or an
+    option) seats; a 替罪羊 under another tie rule would have nothing to do (docs/rulings.md)."""
+    goat = next((n for n, r in names.items() if r == flow.SCAPEGOAT), None)
+    if tie != "替罪羊":
+        if goat is not None:
+            raise doc.fail(("roles", goat), f"{goat}只在平票规则是 替罪羊 的板子里有用（flow.tie: 替罪羊）")
+        return
+    seated = any(flow.SCAPEGOAT in deck for deck in decks.values()) or any(
+        flow.SCAPEGOAT in (*swap.values(), *adds.get(opt, ())) for opt, swap in swaps.items()
+    )
+    if goat is None or not seated:
+        raise doc.fail(
+            ("flow", "tie"), "平票规则 替罪羊 要求本板子配置中有替罪羊（roles 中声明 {library: 替罪羊} 并写进 deck）"
+        )
 
 
 def _code_role(doc: _Doc, name: str, path: tuple[Any, ...]) -> LibraryRole:

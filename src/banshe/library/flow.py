@@ -1,7 +1,8 @@
 """The flow every library board shares (品茗's, without its own skills): the sheriff (竞岗 on
-第1天, 带队 weight, 殉职 or 撕警徽), the day's vote (top vote out, a tie puts no one out), 红牌,
-遗言 for the first N outs, the wolf group formed at 开局, and the night's settlement (杀人 against
-救药 and 守护, then 毒药). What a role adds to it is declared on the role (`LibraryRole` hooks)."""
+第1天, 带队 weight, 殉职 or 撕警徽), the day's vote (top vote out; a tie as `flow.tie` says: no
+one, 警长决定 or 替罪羊), 红牌, 遗言 for the first N outs, the wolf group formed at 开局, and the
+night's settlement (杀人 against 救药 and 守护, then 毒药). What a role adds to it is declared on
+the role (`LibraryRole` hooks)."""
 
 from __future__ import annotations
 
@@ -25,12 +26,15 @@ from banshe.engine.last_words import grant_last_words
 from banshe.engine.model import DAY, GameState, Prompt
 from banshe.engine.ruleset import ATTACK, ONE_TARGET, SUCCESSOR, TEAR_BADGE, SkillSpec
 
-from .role import params, report
+from .role import params, report, role_name
 from .state import ext
 
 SUCCEED = "succeed"
 TIE_BREAK = "tie_break"  # 平票裁决 (flow.tie: 警长决定)
 GUARD = "guard"  # the 守卫's id (its 守护 changes the night's settlement)
+SCAPEGOAT = "scapegoat"  # the 替罪羊's id (flow.tie: 替罪羊 puts him out for a tie)
+SCAPEGOAT_CAUSES = ("冤死", "投票")  # the 替罪羊's 出局原因 (his parameter; the first is the default)
+NO_LAST_WORDS = "no_last_words"  # a mark: this out takes no 遗言 (a 替罪羊 with 遗言: false)
 
 
 # -- 开局 ---------------------------------------------------------------------------------------
@@ -53,7 +57,7 @@ def start(state: GameState) -> None:
 def on_out(state: GameState, name: str, cause: str) -> None:
     """遗言 for the first N outs (not 罚下), the role's own reaction (最后一枪 …), then the badge."""
     c = state.chars[name]
-    if cause != "罚下":
+    if cause != "罚下" and not c.marks.get(NO_LAST_WORDS):
         grant_last_words(state, name, "次日讨论日开始前提交")
     hook = state.rules.board.out_hooks.get(c.role)
     if hook is not None:
@@ -209,6 +213,35 @@ def tie_break_skill() -> SkillSpec:
         intent=ATTACK,
         irreversible=True,
     )
+
+
+# -- 平票：替罪羊 (flow.tie) --------------------------------------------------------------------
+def scapegoat_of(state: GameState) -> str | None:
+    """The 替罪羊 who takes a tie: the first in seat order still in the game with his skills."""
+    for name in state.order:
+        c = state.chars[name]
+        if c.role == SCAPEGOAT and c.alive and not c.skills_lost:
+            return name
+    return None
+
+
+def resolve_vote_scapegoat(state: GameState) -> None:
+    """平票：替罪羊 — 冤死<锁定技>: a tie of the top vote puts the 替罪羊 out in place of the tied
+    (him alone, even when he is among them), 公示; with no 替罪羊 left the tie puts no one out
+    (docs/rulings.md). Anything else is `resolve_vote`."""
+    counts = tally(state, state.rules)
+    top = top_of(counts)
+    goat = scapegoat_of(state) if len(top) > 1 else None
+    if goat is None:
+        resolve_vote(state)
+        return
+    seated = "、".join(n for n in state.order if n in top)
+    announce(state, f"{state.phase.label}投票结束。票数：{_summary(counts)}。")
+    announce(state, f"平票（{seated}），{role_name(state, SCAPEGOAT)}{goat}代替平票者出局。")
+    goat_params = params(state, SCAPEGOAT)
+    if not goat_params.get("遗言", True):
+        state.chars[goat].marks[NO_LAST_WORDS] = True
+    put_out(state, goat, goat_params.get("出局原因", SCAPEGOAT_CAUSES[0]))
 
 
 def elect(state: GameState) -> None:
