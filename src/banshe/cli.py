@@ -288,10 +288,11 @@ def _boards(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     table = Table(title="板子", show_lines=True)
-    table.add_column("板子", no_wrap=True)
-    table.add_column("别名", overflow="fold")
-    table.add_column("配置", overflow="fold", ratio=1)
-    table.add_column("来源", no_wrap=True)
+    # every column folds (a board loaded from a long path must not squeeze the names out)
+    table.add_column("板子", overflow="fold", min_width=10)
+    table.add_column("别名", overflow="fold", min_width=8)
+    table.add_column("配置", overflow="fold", ratio=1, min_width=12)
+    table.add_column("来源", overflow="fold", max_width=24)
     for info in list_boards():
         rs = info.ruleset
         counts: dict[str, int] = {}
