@@ -409,3 +409,30 @@ def test_a_broken_entry_point_only_warns(monkeypatch: pytest.MonkeyPatch, caplog
         boards._load_entry_points()
     assert "入口点 坏板子 的板子无法加载" in caplog.text
     assert len(boards.list_boards()) == before
+
+
+def test_the_seer_may_answer_the_camp_by_name() -> None:
+    from banshe.engine.events import FEEDBACK
+    from banshe.scenario import parse, play
+
+    text = MY_BOARD.replace("test_guard_board", "camp_name_board").replace("测试守卫局", "阵营名局")
+    text = text.replace("预言家: {library: 预言家}", "预言家: {library: 预言家, 答案: 阵营名}")
+    rs = compile_board(text, "阵营名局.yaml")
+    assert rs.board.params["seer"]["答案"] == "阵营名"
+    registry.register(rs)
+    try:
+        players = list("甲乙丙丁戊己庚辛壬癸子丑")
+        roles = ["预言家", "女巫", "猎人", "守卫"] + ["村民"] * 4 + ["狼人"] * 4
+        doc = {
+            "ruleset": "camp_name_board",
+            "players": players,
+            "roles": dict(zip(players, roles, strict=True)),
+            "phases": [{"phase": "第1夜", "inputs": [["甲", "预言", "子"]]}],
+        }
+        state, _records = play(parse(doc, "阵营名局"))
+        answers = [e.data.get("result") for e in state.log if e.kind == FEEDBACK and e.data.get("skill") == "预言"]
+        assert answers == ["狼人阵营"]
+    finally:
+        registry.unregister("camp_name_board")
+    with pytest.raises(BoardError, match="不认识的值“三分”"):
+        compile_board(text.replace("答案: 阵营名", "答案: 三分"), "阵营名局.yaml")

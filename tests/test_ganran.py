@@ -234,3 +234,14 @@ def test_penalised_sheriff_raises_no_succession_and_the_badge_leaves() -> None:
     assert changes == [("第1天", "癸"), ("第2天", None)]
     assert state.sheriff is None
     assert not any(e.kind == "chance" and e.data.get("purpose") == "警长继任者" for e in state.log)
+
+
+def test_seer_is_the_library_role_refused_in_the_seed_words() -> None:
+    # 先知 is the library's 预言家 (renamed); a refusal keeps 感染's wording
+    assert GANRAN.skills["check"].intent == "check" and GANRAN.role_name("seer") == "先知"
+    state = _night_one()
+    for _ in range(3):  # 夜晚1-3 close: 夜晚4, the 先知's stage, is open
+        state = step(state, Command(DIRECTOR, CLOSE_STAGE)).state
+    with pytest.raises(IllegalCommand) as exc:
+        step(state, Command("乙", "check", ("丙",)))
+    assert exc.value.reason == "乙不是先知，不能发动<预言>"

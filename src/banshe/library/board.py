@@ -15,7 +15,7 @@ from banshe.engine.model import NIGHT, GameState
 from banshe.engine.publish import day_opening
 from banshe.engine.ruleset import SUCCESSOR, TEAR_BADGE, Dealer, Ruleset, SeatRefusal, Votable, VoteWeight
 
-from .role import Block, Excluded, LibraryRole, OutHook, VotedOutHook
+from .role import Block, Excluded, Holds, LibraryRole, OutHook, VotedOutHook
 from .state import BoardState, ext
 
 FIRST_DAY_SHERIFF = "今天是小镇传统竞选警长日，投票最高者当选警长，不会有人因投票出局。"
@@ -39,6 +39,11 @@ class Board:
     # role id -> its library role's hooks
     out_hooks: Mapping[str, OutHook] = field(default_factory=dict)
     voted_out_hooks: Mapping[str, VotedOutHook] = field(default_factory=dict)
+    # role id -> whether a character's answer tonight waits until the night settles (感染: a
+    # lover 先知 hears his 预言 after 夜晚6); none: every answer comes as its stage closes
+    holds_answer: Mapping[str, Holds] = field(default_factory=dict)
+    # how a role's skill is refused to anyone else (`role.need`): {actor} {role} {skill}
+    refusal: str = "{actor}不是{role}，不能{skill}"
     # group id -> the role ids that join it at 开局
     group_roles: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     sheriff_weight: float = 1.5  # 0: the board has no sheriff

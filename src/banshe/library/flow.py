@@ -14,6 +14,7 @@ from banshe.engine.core import (
     check_outcome,
     draw,
     elect_sheriff,
+    feedback,
     group_notice,
     push_prompt,
     put_out,
@@ -265,11 +266,21 @@ def red_cards(state: GameState) -> None:
 
 
 # -- the night ----------------------------------------------------------------------------------
-def settle_night(state: GameState) -> None:
-    """杀人结算 (the 救药 or 守护 target survives; both on the kill target, 同守同救, is out when the
-    守卫's rule says so), then 毒药结算. Prompts raised wait for the whole settlement, in the order
-    of the outs."""
+def tell_held(state: GameState) -> None:
+    """The night settles: the answers a board held (`Board.holds_answer`), in the order given."""
     data = ext(state)
+    held, data.held = data.held, ()
+    for to, skill, target, result, text in held:
+        feedback(state, to, skill, target, result, text)
+
+
+def settle_night(state: GameState) -> None:
+    """The answers held till now (`tell_held`), 杀人结算 (the 救药 or 守护 target survives; both on
+    the kill target, 同守同救, is out when the 守卫's rule says so), then 毒药结算. Prompts raised
+    wait for the whole settlement, in the order of the outs."""
+    data = ext(state)
+    if data.held:
+        tell_held(state)
     kill = data.kill
     if kill and state.is_alive(kill):
         guarded = data.guarded is not None and data.guarded == (state.phase.number, kill)

@@ -33,6 +33,8 @@ VotedOutHook = Callable[[GameState, str], bool]
 Block = Callable[[GameState, str], "str | None"]
 # (state): the characters `can_be_voted` refuses, all at once (the vote's candidates, asked often)
 Excluded = Callable[[GameState], Collection[str]]
+# (state, name): this character's answer tonight waits until the night settles (`Board.holds_answer`)
+Holds = Callable[[GameState, str], bool]
 
 
 @dataclass(frozen=True)
@@ -86,9 +88,11 @@ def has(state: GameState, name: str, role: str) -> bool:
 
 
 def need(state: GameState, name: str, role: str, skill: str) -> None:
-    """Refuse `skill` to anyone who is not (or no longer) this role."""
+    """Refuse `skill` to anyone who is not (or no longer) this role (in the board's words,
+    `Board.refusal`)."""
     if not has(state, name, role):
-        raise IllegalCommand(f"{name}不是{role_name(state, role)}，不能{skill}")
+        refusal: str = state.rules.board.refusal
+        raise IllegalCommand(refusal.format(actor=name, role=role_name(state, role), skill=skill))
 
 
 def holder(state: GameState, role: str) -> Any:

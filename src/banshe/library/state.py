@@ -25,6 +25,9 @@ class BoardState(RulesetState):
     kill: str | None = None  # 狼人 (the group): the last submission of 杀人
     save: str | None = None  # 女巫: 救药's target
     poison: str | None = None  # 女巫: 毒药's target
+    # answers held until the night settles (`Board.holds_answer`; 感染: a lover 先知's 预言):
+    # `feedback`'s (to, skill, target, result, text), in the order they were given
+    held: tuple[tuple[str, str, str, str, str], ...] = ()
     # -- not part of the position ------------------------------------------------------------
     # `board.living_less`' memo: (the living seats, the roles' exclusions, the vote's candidates)
     votable_memo: tuple[tuple[str, ...], list[Collection[str]], Sequence[str]] = field(
@@ -32,13 +35,16 @@ class BoardState(RulesetState):
     )
 
     def clone(self) -> BoardState:
-        return BoardState(list(self.report), self.guarded, self.feigned, self.check, self.kill, self.save, self.poison)
+        return BoardState(
+            list(self.report), self.guarded, self.feigned, self.check, self.kill, self.save, self.poison, self.held
+        )
 
     def new_phase(self) -> None:
         self.check = None
         self.kill = None
         self.save = None
         self.poison = None
+        self.held = ()
 
     def reports(self) -> list[str]:
         return self.report

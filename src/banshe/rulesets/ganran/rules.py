@@ -2,13 +2,15 @@
 
 Characters carry their seed identity as `role`; an infection adds `marks["kind"]` (狼人 or
 吸血鬼) and the 游离 status, and keeps the identity's skills. Camps are recomputed from those
-facts (and the lovers' 私奔) after every change, then win/loss is judged.
+facts (and the lovers' 私奔) after every change, then win/loss is judged. The 先知 is the role
+library's 预言家 (`banshe.library.roles.seer`), seated as the seed words it (`BOARD`).
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from banshe.engine.commands import CARD_BLUE, CARD_RED, CARD_YELLOW, Command, IllegalCommand
@@ -46,12 +48,15 @@ from banshe.engine.ruleset import (
     later_day,
     other_alive_targets,
 )
+from banshe.library.board import Board, role_params
+from banshe.library.flow import tell_held
+from banshe.library.roles import seer
 
 from .state import GanranState, Link, ext
 
 # -- names (data) ------------------------------------------------------------------------------
-SEER, WITCH, GUARD, ELDER, HUNTER, PRIEST, CUPID, MUTU, CAIN, VILLAGER = (
-    "seer",
+SEER = seer.SEER  # 先知: the library's 预言家
+WITCH, GUARD, ELDER, HUNTER, PRIEST, CUPID, MUTU, CAIN, VILLAGER = (
     "witch",
     "guard",
     "elder",
@@ -91,8 +96,8 @@ ADORE, SHIELD, GARLIC, BITE, SUCK, WOLF_KING, GHOST_KING = (
     "wolf_king",
     "ghost_king",
 )
-CHECK, KILL, SPIRIT, ANTIDOTE, POISON, BULLET, CROSS, SUCCEED = (
-    "check",
+CHECK = seer.CHECK  # 预言 (the library's)
+KILL, SPIRIT, ANTIDOTE, POISON, BULLET, CROSS, SUCCEED = (
     "kill",
     "spirit",
     "antidote",
@@ -113,7 +118,8 @@ ELDER_MARK = {BITE: "bitten", SUCK: "sucked"}
 # gives any other character one 咬噬/吸血 of its new kind (`settle_infection`), so those two
 # are promised to no identity (`skills_held_by_anyone`).
 ROLES = (
-    Role(SEER, "先知", VILLAGE, skills=(CHECK,)),  # 预言
+    # 【预言】 the library's 预言家, named 先知 (its seed sentence: `seer.ROLE.seed`)
+    Role(SEER, "先知", seer.ROLE.camp, skills=tuple(s.id for s in seer.ROLE.skills)),
     # 通灵<锁定技>, 解药<限定技>, 毒药<限定技>
     Role(WITCH, "女巫", VILLAGE, skills=(ANTIDOTE, POISON), charges=((SPIRIT, 1), (ANTIDOTE, 1), (POISON, 1))),
     Role(GUARD, "守卫", VILLAGE, skills=(SHIELD, GARLIC)),  # 银盾, 胡蒜
@@ -505,29 +511,6 @@ def settle_infected(state: GameState) -> None:
         settle_infection(state, actor, skill, target)
 
 
-# -- 夜晚4: 先知 -------------------------------------------------------------------------------
-def check_check(state: GameState, cmd: Command) -> None:
-    # 【预言】游戏日夜晚，可查验某一存活角色的身份，反馈该角色所属阵营。每晚限用一次。
-    _holds(state, cmd)
-    if ext(state).check is not None:
-        raise IllegalCommand("今晚已经预言过了")
-
-
-def apply_check(state: GameState, cmd: Command) -> None:
-    ext(state).check = (cmd.actor, cmd.targets[0])
-
-
-def settle_check(state: GameState, seer: str, target: str) -> None:
-    t = state.chars[target]
-    # FAQ 1: 游离状态的角色反馈为“游离状态”
-    result = "游离状态" if DRIFT in t.statuses else CAMP_NAMES[t.camp]
-    if seer in _lovers(state):
-        # 夜晚4: 若先知为情侣之一，则此时不予以反馈，夜晚6结束后予以反馈
-        ext(state).late_check = (seer, target, result)
-        return
-    feedback(state, seer, "预言", target, result, f"你预言了{target}：{result}。")
-
-
 # -- 夜晚5: 长老 -------------------------------------------------------------------------------
 def check_kill(state: GameState, cmd: Command) -> None:
     # 【杀人】<觉醒技> 长老为特殊阵营时，每晚可决定一名角色进入濒死状态 (from the next night)
@@ -536,12 +519,12 @@ def check_kill(state: GameState, cmd: Command) -> None:
         raise IllegalCommand(f"{cmd.actor}不是特殊阵营的长老，不能发动<杀人>")
     if c.marks.get("kill_from", 0) > _night(state):
         raise IllegalCommand("长老今晚刚转为特殊阵营，下一夜才能发动<杀人>")
-    if ext(state).kill is not None:
+    if ext(state).elder_kill is not None:
         raise IllegalCommand("今晚已经发动过<杀人>")
 
 
 def apply_kill(state: GameState, cmd: Command) -> None:
-    ext(state).kill = (cmd.actor, cmd.targets[0])
+    ext(state).elder_kill = (cmd.actor, cmd.targets[0])
 
 
 def settle_kill(state: GameState, actor: str, target: str) -> None:
@@ -633,12 +616,11 @@ def settle_potions(state: GameState) -> None:
 
 
 def settle_night(state: GameState) -> None:
-    """夜晚6结束: the lover 先知's feedback, then 判定濒死状态的角色出局 (in the order they became 濒死)."""
+    """夜晚6结束: the lover 先知's 预言 (held, `lover_holds_answer`), then 判定濒死状态的角色出局 (in
+    the order they became 濒死)."""
     data = ext(state)
-    late, data.late_check = data.late_check, None
-    if late:
-        seer, target, result = late
-        feedback(state, seer, "预言", target, result, f"你预言了{target}：{result}。")
+    if data.held:
+        tell_held(state)
     for name, cause in list(data.dying):
         c = state.chars[name]
         if c.alive and DYING in c.statuses:
@@ -826,16 +808,14 @@ def _may_use(state: GameState, actor: str, skill: str) -> bool:
 
 
 # -- the ruleset -------------------------------------------------------------------------------
-def close_seer(state: GameState) -> None:
-    """夜晚4 closes: the 先知's 预言 settles (a lover 先知 hears it after 夜晚6)."""
-    check = ext(state).check
-    if check is not None:
-        settle_check(state, *check)
+def lover_holds_answer(state: GameState, name: str) -> bool:
+    """`Board.holds_answer` of the 先知: 夜晚4 — 若先知为情侣之一，则此时不予以反馈，夜晚6结束后予以反馈."""
+    return name in _lovers(state)
 
 
 def close_elder(state: GameState) -> None:
     """夜晚5 closes: the 长老's 杀人 settles, then the 女巫 learns tonight's targets (【通灵】)."""
-    kill = ext(state).kill
+    kill = ext(state).elder_kill
     if kill is not None:
         settle_kill(state, *kill)
     give_spirit(state)
@@ -854,7 +834,8 @@ NIGHT_STAGES = (
         deadline="10分钟",
         on_close=settle_infected,
     ),
-    NightStage("夜晚4", "先知行动", opens_with_night=False, deadline="10分钟", on_close=close_seer),
+    # 夜晚4 closes: the 先知's 预言 is answered (a lover 先知's is held till 夜晚6 ends)
+    NightStage("夜晚4", "先知行动", opens_with_night=False, deadline="10分钟", on_close=seer.seer_result),
     NightStage("夜晚5", "长老行动", opens_with_night=False, deadline="10分钟", on_close=close_elder),
     NightStage("夜晚6", "女巫行动", opens_with_night=False, deadline="10分钟", on_close=settle_potions),
 )
@@ -883,7 +864,7 @@ SKILLS = {
         SkillSpec(SUCK, "吸血", _N, ONE_TARGET, check_infect, apply_infect, stage="夜晚2", candidates=suck_targets),
         SkillSpec(WOLF_KING, "狼王", _N, ONE_TARGET, check_king, apply_king, stage="夜晚2", candidates=alive_targets),
         SkillSpec(GHOST_KING, "鬼王", _N, ONE_TARGET, check_king, apply_king, stage="夜晚2", candidates=alive_targets),
-        SkillSpec(CHECK, "预言", _N, ONE_TARGET, check_check, apply_check, stage="夜晚4", candidates=alive_targets),
+        replace(seer.CHECK_SKILL, stage="夜晚4"),  # 【预言】 the library's
         SkillSpec(KILL, "杀人", _N, ONE_TARGET, check_kill, apply_kill, stage="夜晚5", candidates=alive_targets),
         SkillSpec(
             ANTIDOTE, "解药", _N, ONE_TARGET, check_antidote, apply_antidote, stage="夜晚6", candidates=antidote_targets
@@ -905,6 +886,16 @@ SKILLS = {
         ),
     )
 }
+
+
+# what the library's 预言家 reads (`state.rules.board`): 【预言】 游戏日夜晚，可查验某一存活角色的身份，
+# 反馈该角色所属阵营 (its camp's name; FAQ 1: 游离状态的角色反馈为“游离状态”); a lover 先知 hears it after
+# 夜晚6; 感染 refuses a skill as “X不是先知，不能发动<预言>”
+BOARD = Board(
+    params=role_params(seer.ROLE, seer={"答案": seer.CAMP_NAME, "状态答案": (DRIFT,)}),
+    holds_answer={SEER: lover_holds_answer},
+    refusal="{actor}不是{role}，不能发动<{skill}>",
+)
 
 
 def deal_cast(count: int, rng: random.Random, options: Mapping[str, Any]) -> list[str]:
@@ -1025,6 +1016,7 @@ GANRAN = Ruleset(
     ),
     win_conditions=(Condition("情侣双方为非游离状态的狼人与吸血鬼", _lovers_win),),
     state_type=GanranState,
+    board=BOARD,
     package="banshe.rulesets.ganran",  # its bots and effects
     role_aliases=ROLE_ALIASES,
     # 游离 characters belong to no camp and never win: 无阵营 is a display name only

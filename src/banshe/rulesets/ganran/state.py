@@ -1,10 +1,15 @@
-"""感染's typed game data (`GameState.ext`): what its skills remember, checked by strict mypy."""
+"""感染's typed game data (`GameState.ext`): what its skills remember, checked by strict mypy.
+
+The library's data (`BoardState`: 公示, 预言 and the answers held till the night settles) is shared
+with the library's roles, which 感染 seats (its 先知 is the library's 预言家); this adds what only
+感染's own skills remember."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from banshe.engine.model import GameState, RulesetState
+from banshe.engine.model import GameState
+from banshe.library.state import BoardState
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,13 +25,12 @@ class Link:
 
 
 @dataclass
-class GanranState(RulesetState):
+class GanranState(BoardState):
     # -- the whole game ---------------------------------------------------------------------
     started: bool = False  # 开局 has settled (camps are counted from then on)
     adored: tuple[str, str] | None = None  # 爱慕: (爱神, target)
     lovers: tuple[str, ...] = ()  # the lovers in seat order (empty: none)
     lovers_camp: bool = False  # 私奔 has formed 情侣阵营 (for good)
-    report: list[str] = field(default_factory=list)  # 公示 of the night/第零晚, read out the next day
     chain: list[Link] = field(default_factory=list)  # the infection chain
     guard_last: dict[str, tuple[int, str]] = field(default_factory=dict)  # 银盾/胡蒜 -> (night, target)
     forced_hunter: tuple[int, str] | None = None  # 银色子弹 missed: (day, 猎人) forced out that day
@@ -37,18 +41,23 @@ class GanranState(RulesetState):
     infections: list[tuple[str, str, str]] = field(default_factory=list)  # 夜晚3: (actor, skill, target)
     targets: list[str] = field(default_factory=list)  # 通灵's list, in settlement order
     dying: list[tuple[str, str]] = field(default_factory=list)  # (name, cause), as they became 濒死
-    check: tuple[str, str] | None = None  # 预言: (先知, target)
-    late_check: tuple[str, str, str] | None = None  # a lover 先知's (先知, target, result), after 夜晚6
-    kill: tuple[str, str] | None = None  # 杀人: (长老, target)
+    elder_kill: tuple[str, str] | None = None  # 杀人: (长老, target)
     potions: list[tuple[str, str, str]] = field(default_factory=list)  # 解药/毒药: (skill, 女巫, target)
 
     def clone(self) -> GanranState:
         return GanranState(
+            list(self.report),
+            self.guarded,
+            self.feigned,
+            self.check,
+            self.kill,
+            self.save,
+            self.poison,
+            self.held,
             self.started,
             self.adored,
             self.lovers,
             self.lovers_camp,
-            list(self.report),
             list(self.chain),
             dict(self.guard_last),
             self.forced_hunter,
@@ -58,26 +67,20 @@ class GanranState(RulesetState):
             list(self.infections),
             list(self.targets),
             list(self.dying),
-            self.check,
-            self.late_check,
-            self.kill,
+            self.elder_kill,
             list(self.potions),
         )
 
     def new_phase(self) -> None:
+        super().new_phase()
         self.guard = {}
         self.kings_acted = []
         self.kings = []
         self.infections = []
         self.targets = []
         self.dying = []
-        self.check = None
-        self.late_check = None
-        self.kill = None
+        self.elder_kill = None
         self.potions = []
-
-    def reports(self) -> list[str]:
-        return self.report
 
 
 def ext(state: GameState) -> GanranState:

@@ -32,6 +32,7 @@ class PinmingState(BoardState):
             self.kill,
             self.save,
             self.poison,
+            self.held,
             self.recognized,
             self.knives,
             list(self.surrender),
