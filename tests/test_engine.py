@@ -167,7 +167,7 @@ def test_last_words_go_to_the_first_four_outs_not_to_red_cards() -> None:
     to_day(state, 5)
     post(state, "一", "vote", "十")
     close(state)
-    rights = [n for n, c in state.chars.items() if c.marks.get("last_words")]
+    rights = [n for n, c in state.chars.items() if c.last_words]
     assert rights == ["五", "六", "七", "十"]
     # each was told in the phase of its out: {skill 遗言, target null, result null}
     told = [(e.phase, e.audience.members[0]) for e in state.log if e.kind == FEEDBACK and e.data["skill"] == "遗言"]

@@ -90,7 +90,7 @@ def test_the_last_director_command_can_be_undone_while_nothing_else_happened(har
     assert h.director(game, "undo")[0] == 303
     done = h.client.get(f"/d/g/{game}").text
     _g, state = h.service.read(game)
-    assert "red_pending" not in state.acts and not state.chars["馄饨"].marks.get("cards")
+    assert "red_pending" not in state.acts and state.chars["馄饨"].cards is None
     with h.service.sessions() as s:
         assert not s.scalars(select(PlayerNotice).where(PlayerNotice.game_id == game)).all()
         texts = [a.idx for a in s.scalars(select(Announcement).where(Announcement.game_id == game))]

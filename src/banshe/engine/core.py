@@ -47,7 +47,7 @@ from .events import (
     Audience,
     Event,
 )
-from .model import DAY, NIGHT, START, Character, GameState, Out, Phase, Prompt
+from .model import DAY, NIGHT, START, Cards, Character, GameState, Out, Phase, Prompt
 from .publish import night_close
 from .ruleset import (
     AMOUNT,
@@ -697,21 +697,27 @@ def _timeout_prompts(state: GameState, rs: Ruleset) -> None:
 def give_card(state: GameState, rs: Ruleset, name: str, card: str) -> None:
     """3 蓝牌 make a 黄牌, 3 黄牌 make a 红牌; a 红牌 is 罚下 (ruleset hook; by day after the vote)."""
     c = state.chars[name]
-    cards = c.marks.setdefault("cards", {"blue": 0, "yellow": 0, "red": 0})
+    cards = c.cards
+    if cards is None:
+        cards = c.cards = Cards()
     label = {CARD_BLUE: "蓝牌", CARD_YELLOW: "黄牌", CARD_RED: "红牌"}[card]
     announce(state, f"{name}被判罚一张{label}。")
-    key = {CARD_BLUE: "blue", CARD_YELLOW: "yellow", CARD_RED: "red"}[card]
-    cards[key] += 1
-    if cards["blue"] >= 3:
-        cards["blue"] -= 3
-        cards["yellow"] += 1
+    if card == CARD_BLUE:
+        cards.blue += 1
+    elif card == CARD_YELLOW:
+        cards.yellow += 1
+    else:
+        cards.red += 1
+    if cards.blue >= 3:
+        cards.blue -= 3
+        cards.yellow += 1
         announce(state, f"{name}累计三张蓝牌，合并为一张黄牌。")
-    if cards["yellow"] >= 3:
-        cards["yellow"] -= 3
-        cards["red"] += 1
+    if cards.yellow >= 3:
+        cards.yellow -= 3
+        cards.red += 1
         announce(state, f"{name}累计三张黄牌，合并为一张红牌。")
-    if cards["red"] > c.marks.get("reds_settled", 0):
-        c.marks["reds_settled"] = cards["red"]
+    if cards.red > cards.reds_settled:
+        cards.reds_settled = cards.red
         if not c.alive:
             return
         if state.phase.kind == DAY:
@@ -776,6 +782,8 @@ def new_game(
     state.flags["dealt_roles"] = dict(role_of)
     for seat, n in enumerate(names):
         c = state.chars[n] = Character(n, seat, role_of[n], "")
+        if rs.character_type is not None:
+            c.ext = rs.character_type()
         declared = rs.role_table.get(c.role)  # `rs.starting_role`, inline
         if declared is not None:
             # a declared identity starts in its camp, with its lives and charges

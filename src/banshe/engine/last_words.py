@@ -6,7 +6,7 @@ import re
 
 from .commands import Command, IllegalCommand
 from .core import announce, feedback
-from .model import DAY, NIGHT, START, GameState
+from .model import DAY, NIGHT, RIGHT_OPEN, RIGHT_USED, START, GameState
 from .ruleset import FREE_TEXT, Ruleset, SkillSpec
 
 LAST_WORDS = "last_words"
@@ -30,9 +30,9 @@ def grant_last_words(state: GameState, name: str, when: str) -> None:
     if given >= rs.last_words:
         return
     state.flags["last_words_given"] = given + 1
-    marks = state.char(name).marks
-    marks["last_words"] = "open"
-    marks["last_words_phase"] = state.phase.ordinal
+    c = state.char(name)
+    c.last_words = RIGHT_OPEN
+    c.last_words_phase = state.phase.ordinal
     feedback(state, name, "遗言", None, None, f"你可以留下遗言（{when}），格式：遗言 内容。")
 
 
@@ -45,25 +45,25 @@ def _lapsed(state: GameState, granted: int) -> bool:
 
 def no_last_words(state: GameState, cmd: Command) -> bool:
     c = state.chars[cmd.actor]
-    if c.alive or c.marks.get("last_words") != "open":
+    if c.alive or c.last_words != RIGHT_OPEN:
         return True
-    return _lapsed(state, int(c.marks.get("last_words_phase", 0))) or bool(_DISCUZ.search(cmd.text or ""))
+    return _lapsed(state, c.last_words_phase) or bool(_DISCUZ.search(cmd.text or ""))
 
 
 def check_last_words(state: GameState, cmd: Command) -> None:
     c = state.char(cmd.actor)
-    if c.alive or c.marks.get("last_words") != "open":
+    if c.alive or c.last_words != RIGHT_OPEN:
         rs: Ruleset = state.rules
         count = rs.last_words
         raise IllegalCommand(f"{cmd.actor}没有遗言权利（遗言只给最先出局的{count}名角色）")
-    if _lapsed(state, int(c.marks.get("last_words_phase", 0))):
+    if _lapsed(state, c.last_words_phase):
         raise IllegalCommand(f"{cmd.actor}的遗言时限已过：次日讨论日开始前未提交遗言，视为放弃遗言")
     if _DISCUZ.search(cmd.text or ""):
         raise IllegalCommand("遗言中禁止使用Discuz!代码（如[b]、[color=…]、[url]、[img]等标签），请去掉后重新提交")
 
 
 def apply_last_words(state: GameState, cmd: Command) -> None:
-    state.char(cmd.actor).marks["last_words"] = "used"
+    state.char(cmd.actor).last_words = RIGHT_USED
     announce(state, f"{cmd.actor}的遗言：{cmd.text}")
 
 

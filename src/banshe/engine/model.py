@@ -1,4 +1,4 @@
-"""Game state: generic characters (camp, lives, statuses, charges, marks), phases, prompts."""
+"""Game state: generic characters (camp, lives, statuses, charges, typed per-seat data), phases, prompts."""
 
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def _copy_plain(x: Any, seen: set[int]) -> Any:
 
 def deep_copy(data: Any) -> Any:
     """`copy.deepcopy(data)`, faster for plain data (dicts, lists, sets, tuples of str/int/float/
-    bool/None without shared containers), the shape of acts, flags and marks; anything else goes
+    bool/None without shared containers), the shape of acts and flags; anything else goes
     to `copy.deepcopy`."""
     try:
         return _copy_plain(data, set())
@@ -135,12 +135,74 @@ _NEXT_PHASE: dict[Phase, Phase] = {}
 _NEXT_NIGHT_FIRST: dict[Phase, Phase] = {}
 
 
-class Character:
-    """One seat's character. Per-ruleset details live in statuses, charges and marks. A plain
-    class with its own `__init__` rather than a dataclass: the compiled build runs a dataclass's
-    generated `__init__` as interpreted code (one per seat per game, and per clone)."""
+class CharacterState:
+    """A ruleset's own typed data of one character (`Character.ext`): what its skills remember of
+    that seat (沉寂与取酒's 装傻, 感染's infection …), typed so strict mypy checks it. A ruleset
+    names its subclass in `Ruleset.character_type`; `new_game` makes one per seat. The engine
+    copies it with `clone` and compares it by `fingerprint` (a dataclass's repr: every field)."""
 
-    __slots__ = ("name", "seat", "role", "camp", "alive", "lives", "statuses", "charges", "marks", "skills_lost")
+    def clone(self) -> CharacterState:
+        """An independent copy: no list, dict or set shared with `self`."""
+        return CharacterState()
+
+    def fingerprint(self) -> str:
+        return repr(self)
+
+
+class Cards:
+    """A character's penalty cards as the engine counts them after merging (3 蓝 → 1 黄, 3 黄 →
+    1 红), and how many 红牌 have been settled (each 红牌 is one 罚下)."""
+
+    __slots__ = ("blue", "yellow", "red", "reds_settled")
+
+    def __init__(self, blue: int = 0, yellow: int = 0, red: int = 0, reds_settled: int = 0) -> None:
+        self.blue = blue
+        self.yellow = yellow
+        self.red = red
+        self.reds_settled = reds_settled
+
+    def _fields(self) -> tuple[int, int, int, int]:
+        return (self.blue, self.yellow, self.red, self.reds_settled)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Cards):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __repr__(self) -> str:
+        return f"Cards(blue={self.blue}, yellow={self.yellow}, red={self.red}, reds_settled={self.reds_settled})"
+
+    def clone(self) -> Cards:
+        return Cards(self.blue, self.yellow, self.red, self.reds_settled)
+
+
+# `Character.last_words`: the 遗言 right
+NO_RIGHT, RIGHT_OPEN, RIGHT_USED = "", "open", "used"
+
+
+class Character:
+    """One seat's character: the engine's own per-seat state, typed (life, statuses, charges, the
+    遗言 right, penalty cards), and the ruleset's (`ext`, a `CharacterState`). A plain class with
+    its own `__init__` rather than a dataclass: the compiled build runs a dataclass's generated
+    `__init__` as interpreted code (one per seat per game, and per clone)."""
+
+    __slots__ = (
+        "name",
+        "seat",
+        "role",
+        "camp",
+        "alive",
+        "lives",
+        "statuses",
+        "charges",
+        "skills_lost",
+        "last_words",
+        "last_words_phase",
+        "cards",
+        "ext",
+    )
 
     def __init__(
         self,
@@ -152,8 +214,11 @@ class Character:
         lives: int = 1,
         statuses: set[str] | None = None,
         charges: dict[str, int] | None = None,
-        marks: dict[str, Any] | None = None,
         skills_lost: bool = False,
+        last_words: str = NO_RIGHT,
+        last_words_phase: int = 0,
+        cards: Cards | None = None,
+        ext: CharacterState | None = None,
     ) -> None:
         self.name = name
         self.seat = seat
@@ -163,8 +228,11 @@ class Character:
         self.lives = lives
         self.statuses: set[str] = set() if statuses is None else statuses
         self.charges: dict[str, int] = {} if charges is None else charges
-        self.marks: dict[str, Any] = {} if marks is None else marks
         self.skills_lost = skills_lost
+        self.last_words = last_words  # the 遗言 right: NO_RIGHT, RIGHT_OPEN or RIGHT_USED
+        self.last_words_phase = last_words_phase  # the phase (ordinal) it was granted in
+        self.cards = cards  # None: no card yet
+        self.ext = ext  # the ruleset's data of this seat (`Ruleset.character_type`), or None
 
     def _fields(self) -> tuple[Any, ...]:
         return (
@@ -176,8 +244,11 @@ class Character:
             self.lives,
             self.statuses,
             self.charges,
-            self.marks,
             self.skills_lost,
+            self.last_words,
+            self.last_words_phase,
+            self.cards,
+            self.ext.fingerprint() if self.ext is not None else None,
         )
 
     def __eq__(self, other: object) -> bool:
@@ -191,7 +262,8 @@ class Character:
         return (
             f"Character(name={self.name!r}, seat={self.seat!r}, role={self.role!r}, camp={self.camp!r}, "
             f"alive={self.alive!r}, lives={self.lives!r}, statuses={self.statuses!r}, charges={self.charges!r}, "
-            f"marks={self.marks!r}, skills_lost={self.skills_lost!r})"
+            f"skills_lost={self.skills_lost!r}, last_words={self.last_words!r}, "
+            f"last_words_phase={self.last_words_phase!r}, cards={self.cards!r}, ext={self.ext!r})"
         )
 
     def has_charge(self, skill: str) -> bool:
@@ -210,8 +282,11 @@ class Character:
             self.lives,
             set(self.statuses),
             dict(self.charges),
-            deep_copy(self.marks) if self.marks else {},
             self.skills_lost,
+            self.last_words,
+            self.last_words_phase,
+            self.cards.clone() if self.cards is not None else None,
+            self.ext.clone() if self.ext is not None else None,
         )
 
 
@@ -420,8 +495,11 @@ class GameState:
                     c.lives,
                     sorted(c.statuses),
                     sorted(c.charges.items()),
-                    repr(c.marks),
                     c.skills_lost,
+                    c.last_words,
+                    c.last_words_phase,
+                    repr(c.cards),
+                    c.ext.fingerprint() if c.ext is not None else None,
                 )
                 for n, c in self.chars.items()
             },

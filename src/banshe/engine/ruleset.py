@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, final
 
 from .commands import Command
-from .model import GameState, Prompt, RulesetState
+from .model import CharacterState, GameState, Prompt, RulesetState
 
 Check = Callable[[GameState, Command], None]
 Apply = Callable[[GameState, Command], None]
@@ -414,6 +414,8 @@ class Ruleset:
 
     # the ruleset's typed game data (`GameState.ext`), made once per game by `new_game`
     state_type: type[RulesetState] = RulesetState
+    # its typed data of each seat (`Character.ext`: one made per seat by `new_game`; None: none)
+    character_type: type[CharacterState] | None = None
     # tables the engine derives from the declaration, once per ruleset (not part of it)
     # (every derived table has a default_factory: a compiled dataclass sets no plain default
     # of an init=False field)

@@ -35,7 +35,6 @@ TIE_BREAK = "tie_break"  # 平票裁决 (flow.tie: 警长决定)
 GUARD = "guard"  # the 守卫's id (its 守护 changes the night's settlement)
 SCAPEGOAT = "scapegoat"  # the 替罪羊's id (flow.tie: 替罪羊 puts him out for a tie)
 SCAPEGOAT_CAUSES = ("冤死", "投票")  # the 替罪羊's 出局原因 (his parameter; the first is the default)
-NO_LAST_WORDS = "no_last_words"  # a mark: this out takes no 遗言 (a 替罪羊 with 遗言: false)
 
 
 # -- 开局 ---------------------------------------------------------------------------------------
@@ -58,7 +57,7 @@ def start(state: GameState) -> None:
 def on_out(state: GameState, name: str, cause: str) -> None:
     """遗言 for the first N outs (not 罚下), the role's own reaction (最后一枪 …), then the badge."""
     c = state.chars[name]
-    if cause != "罚下" and not c.marks.get(NO_LAST_WORDS):
+    if cause != "罚下" and ext(state).unheard != name:
         grant_last_words(state, name, "次日讨论日开始前提交")
     hook = state.rules.board.out_hooks.get(c.role)
     if hook is not None:
@@ -240,9 +239,13 @@ def resolve_vote_scapegoat(state: GameState) -> None:
     announce(state, f"{state.phase.label}投票结束。票数：{_summary(counts)}。")
     announce(state, f"平票（{seated}），{role_name(state, SCAPEGOAT)}{goat}代替平票者出局。")
     goat_params = params(state, SCAPEGOAT)
+    data = ext(state)
     if not goat_params.get("遗言", True):
-        state.chars[goat].marks[NO_LAST_WORDS] = True
-    put_out(state, goat, goat_params.get("出局原因", SCAPEGOAT_CAUSES[0]))
+        data.unheard = goat  # this out takes no 遗言 (`on_out`)
+    try:
+        put_out(state, goat, goat_params.get("出局原因", SCAPEGOAT_CAUSES[0]))
+    finally:
+        data.unheard = None
 
 
 def elect(state: GameState) -> None:

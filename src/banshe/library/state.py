@@ -33,6 +33,9 @@ class BoardState(RulesetState):
     votable_memo: tuple[tuple[str, ...], list[Collection[str]], Sequence[str]] = field(
         default=((), [], ()), repr=False, compare=False, kw_only=True
     )
+    # the character whose out now under way takes no 遗言 (a 替罪羊 with 遗言: false; set only
+    # around his `put_out`, so None between steps)
+    unheard: str | None = field(default=None, repr=False, compare=False, kw_only=True)
 
     def clone(self) -> BoardState:
         return BoardState(

@@ -655,11 +655,11 @@ def _penalties(state: GameState, notes: list[tuple[str, dict[str, Any], str | No
     and the director's reasons."""
     out: dict[str, dict[str, Any]] = {}
     for name, c in state.chars.items():
-        cards = c.marks.get("cards") or {}
+        cards = c.cards
         out[name] = {
-            "blue": int(cards.get("blue", 0)),
-            "yellow": int(cards.get("yellow", 0)),
-            "red": int(cards.get("red", 0)),
+            "blue": cards.blue if cards else 0,
+            "yellow": cards.yellow if cards else 0,
+            "red": cards.red if cards else 0,
             "points": 0,
             "reasons": [],
         }
