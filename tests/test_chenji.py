@@ -187,6 +187,14 @@ def test_awards_from_a_finished_game() -> None:
     assert all(a.family != "胜者为王" or a.player == "申" for a in awards)
 
 
+def test_the_hunters_award_is_read_from_the_outs() -> None:
+    # 猎人 最后一枪 (the library's skill) 击毙狼人或吹笛者: 5 points; at the 长老: none
+    shot_wolf = {(a.player, a.title) for a in compute_awards(_played("g31_hunter_shoots.yaml"))}
+    assert ("戊", "【最后一枪】击毙狼人或吹笛者") in shot_wolf
+    shot_elder = {a.title for a in compute_awards(_played("g55_elder_shot_weixin.yaml"))}
+    assert "【最后一枪】击毙狼人或吹笛者" not in shot_elder
+
+
 def test_guard_and_nun_block_tiers() -> None:
     s = _played("g05_shield_blocks_kill_once_per_target.yaml")
     awards = best_of_families(compute_awards(s))
