@@ -1255,9 +1255,19 @@ SKILLS = {
             REDEEM, "救赎", _N, ONE_TARGET, check_redeem, apply_targeted_once, stage="2245", candidates=redeem_targets
         ),
         SkillSpec(CONFESS, "忏悔", _D, ONE_TARGET, check_confess, apply_confess, candidates=other_alive_targets),
-        SkillSpec(MARTYRDOM, "死节", _DN, NO_TARGET, check_martyrdom, apply_martyrdom, audience="public"),
         SkillSpec(
-            STAB, "行刺", _D, ONE_TARGET, check_stab, apply_stab, audience="public", candidates=other_alive_targets
+            MARTYRDOM, "死节", _DN, NO_TARGET, check_martyrdom, apply_martyrdom, audience="public", irreversible=True
+        ),
+        SkillSpec(
+            STAB,
+            "行刺",
+            _D,
+            ONE_TARGET,
+            check_stab,
+            apply_stab,
+            audience="public",
+            candidates=other_alive_targets,
+            irreversible=True,
         ),
         SkillSpec(MISSION, "出使", _DN, FREE_TEXT, check_mission, apply_mission, refuses=not_envoy),
         # 最后一枪 — the library's 猎人's, less its declared intent: this seed declares none, so the
