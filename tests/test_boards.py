@@ -276,6 +276,26 @@ def test_an_edited_board_must_take_its_own_id(tmp_path: Path) -> None:
         load_board(str(path))
 
 
+@pytest.mark.parametrize(
+    ("change", "fragment"),
+    [
+        (("公示开枪: false", "公示开枪: true"), "roles.猎人.公示开枪：与代码中的参数（false）不符"),
+        (("不能开枪: []", "不能开枪: [罚下]"), "roles.猎人.不能开枪：与代码中的参数（[]）不符"),
+        (("library: 猎人,", "library: 狼王,"), "roles.猎人：代码中的猎人不是角色库的狼王，不能写参数"),
+        (("  女巫: {}", "  女巫: {自救: 能}"), "roles.女巫：代码中的女巫不是角色库的女巫，不能写参数"),
+    ],
+)
+def test_a_code_board_shows_its_library_parameters_as_the_code_sets_them(
+    change: tuple[str, str], fragment: str
+) -> None:
+    # 沉寂与取酒's 猎人 is the library's, with the seed's parameters written in its board file
+    text = boards.board_text("沉寂与取酒")
+    assert compile_board(text).board.params["hunter"]["公示开枪"] is False
+    assert change[0] in text
+    with pytest.raises(BoardError, match=fragment.replace("[", r"\[").replace("]", r"\]")):
+        compile_board(text.replace(change[0], change[1], 1))
+
+
 ENTRY_BOARD = MY_BOARD.replace("test_guard_board", "test_entry_board").replace("测试守卫局", "入口点板子")
 
 

@@ -53,11 +53,12 @@ def test_the_declarations_carry_stages_settlement_and_the_prompts() -> None:
         "night": ["night"],
         "day": ["election", "vote"],
     }
-    # every prompt skill declares its answer; 最后一枪 alone does nothing when it is not answered
+    # every prompt skill declares its answer and its lapse; 最后一枪 (the library's 猎人) does
+    # nothing when it is not answered: this seed's 逾期告知 is false
     prompts = {sid: spec for sid, spec in rs.skills.items() if spec.prompt}
     assert sorted(prompts) == ["feign", "heir", "shoot", "succeed"]
-    assert all(spec.answer is not None for spec in prompts.values())
-    assert [sid for sid, spec in prompts.items() if spec.on_timeout is None] == ["shoot"]
+    assert all(spec.answer is not None and spec.on_timeout is not None for spec in prompts.values())
+    assert rs.board.params["hunter"]["逾期告知"] is False
     # nothing is left on the hooks the declarations replace
     for hook in ("on_stage_closed", "settlement", "run_task", "answer_prompt", "check_answer", "prompt_default"):
         assert getattr(type(rs), hook) is getattr(Ruleset, hook), hook
@@ -184,6 +185,14 @@ def test_awards_from_a_finished_game() -> None:
     # 良民 子 and 丑 went out at night by 指杀 (其他村民阵营身份)
     assert got[("子", "在游戏日夜晚由于指杀出局")] == 1
     assert all(a.family != "胜者为王" or a.player == "申" for a in awards)
+
+
+def test_the_hunters_award_is_read_from_the_outs() -> None:
+    # 猎人 最后一枪 (the library's skill) 击毙狼人或吹笛者: 5 points; at the 长老: none
+    shot_wolf = {(a.player, a.title) for a in compute_awards(_played("g31_hunter_shoots.yaml"))}
+    assert ("戊", "【最后一枪】击毙狼人或吹笛者") in shot_wolf
+    shot_elder = {a.title for a in compute_awards(_played("g55_elder_shot_weixin.yaml"))}
+    assert "【最后一枪】击毙狼人或吹笛者" not in shot_elder
 
 
 def test_guard_and_nun_block_tiers() -> None:

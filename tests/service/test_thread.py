@@ -179,6 +179,11 @@ def test_target_lists_start_empty_and_irreversible_actions_ask(harness: Harness)
     surrender = re.search(r'<form[^>]*data-skill="surrender"[^>]*>', page)
     assert surrender is not None and "data-confirm=" in surrender.group()
     assert "data-confirm" not in kill.group().split(">", 1)[0]
+    # the page asks because the skill declares it (`SkillSpec.irreversible`), not by its name
+    from banshe.rulesets.registry import get_ruleset
+
+    skills = get_ruleset("pinming").skills
+    assert skills["surrender"].irreversible and not skills["kill"].irreversible
     with h.service.sessions() as s:
         before = s.scalar(select(func.count(CommandRow.id)))
     code, page = h.act(links["汤圆"], "kill", target="")  # the placeholder, sent anyway

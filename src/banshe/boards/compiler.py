@@ -2,8 +2,8 @@
 
 A library board becomes a `Ruleset(...)` on the role library (`banshe.library`); a board whose
 rules are code (`code: 模块:对象`, the three seeds) names that code, and the compiler checks what
-the file says about it (id, roles, deck) against the code. Every error is a `BoardError` whose
-message (Chinese) names the file, the line and the field.
+the file says about it (id, roles and any library parameters written for them, deck) against the
+code. Every error is a `BoardError` whose message (Chinese) names the file, the line and the field.
 """
 
 from __future__ import annotations
@@ -169,14 +169,42 @@ def _compile_code(doc: _Doc, data: dict[Any, Any], rid: str, name: str) -> Rules
         if key in data and not rs.role_names:
             raise doc.fail((key,), "代码中的规则没有声明身份")
     roles = _mapping(doc, data.get("roles"), ("roles",))
-    for role_name in roles:
-        if rs.role_id(str(role_name)) is None:
+    for role_name, spec in roles.items():
+        role_id = rs.role_id(str(role_name))
+        if role_id is None:
             raise doc.fail(("roles", role_name), f"代码中的规则没有身份“{role_name}”")
+        _check_code_params(doc, rs, str(role_name), role_id, _mapping(doc, spec, ("roles", role_name)))
     if "deck" in data and rs.deck:
         deck = _deck_list(doc, data["deck"], ("deck",), lambda n: rs.role_id(n))
         if sorted(deck) != sorted(rs.deck):
             raise doc.fail(("deck",), "与代码中的标准配置不符")
     return rs
+
+
+def _check_code_params(doc: _Doc, rs: Ruleset, role_name: str, role_id: str, spec: Mapping[Any, Any]) -> None:
+    """A role of a code board written with its library role's parameters (for readers:
+    `猎人: {library: 猎人, 公示开枪: false}`): the code must seat that library role
+    (`Ruleset.board`'s params) with each value written."""
+    if not spec:
+        return
+    path = ("roles", role_name)
+    lib_name = str(spec.get("library", role_name))
+    lib = find_role(lib_name)
+    seated = rs.board.params.get(role_id) if isinstance(rs.board, lib_board.Board) else None
+    if lib is None or lib.id != role_id or seated is None:
+        raise doc.fail(path, f"代码中的{role_name}不是角色库的{lib_name}，不能写参数")
+    written = _params(doc, lib, spec, path)
+    for key in spec:
+        if key == "library":
+            continue
+        if key == "camp":
+            raise doc.fail((*path, key), "规则写在代码里的板子，阵营也在代码里")
+        code_value = seated[str(key)]
+        if isinstance(code_value, tuple):
+            code_value = list(code_value)
+        if written[str(key)] != code_value:
+            shown = yaml.safe_dump(code_value, allow_unicode=True, default_flow_style=True).strip()
+            raise doc.fail((*path, key), f"与代码中的参数（{shown.removesuffix('...').strip()}）不符")
 
 
 # -- a board on the role library --------------------------------------------------------------------

@@ -38,6 +38,9 @@ class Action:
     submitted: str = ""
     hint: str = ""
     slots: list[list[str]] = field(default_factory=list)  # a many-target skill: each place's choices
+    # the skill declares it cannot be taken back (`SkillSpec.irreversible`: 决战, 拍刀, a potion,
+    # a shot …): the page asks for confirmation first
+    irreversible: bool = False
     window: str = ""  # "22:00 开放，22:15 截止" (night windows)
 
 
@@ -65,10 +68,6 @@ def own_command_text(rs: Ruleset, cmd: dict[str, Any]) -> str:
     if cmd.get("text"):
         return f"{name}：{cmd['text']}"
     return f"{name} → {targets}" if targets else name
-
-
-# irreversible actions ask for confirmation on the page (issue 12): 决战, 投降, 行刺, 死节, 拍刀
-IRREVERSIBLE = frozenset({"决战", "投降", "行刺", "死节", "拍刀"})
 
 
 @dataclass
@@ -307,7 +306,9 @@ def actions_of(
         stage = rs.stage_of(skill)
         if state.phase.kind == NIGHT and stage is not None:
             hint = (hint + " " if hint else "") + f"（{rs.night_stages[stage].name}）"
-        out.append(Action(skill, spec.name, spec.shape, targets, submitted.get(skill, ""), hint, slots))
+        out.append(
+            Action(skill, spec.name, spec.shape, targets, submitted.get(skill, ""), hint, slots, spec.irreversible)
+        )
     return out
 
 

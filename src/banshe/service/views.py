@@ -42,7 +42,6 @@ from .models import Announcement, CommandRow, Deadline, Game, GroupMessage, Lurk
 from .notices import DIRECTOR_POST_KIND, NOTICE_KIND, NOTICE_WITHHELD, UNPUBLISHED_NOTICES
 from .published import Publication
 from .seen import (  # noqa: F401  (Action, command_text, own_command_text: imported from here by tests)
-    IRREVERSIBLE,
     Action,
     actions_of,
     command_text,
@@ -326,7 +325,6 @@ def player_page(svc: GameService, seat: Seat) -> dict[str, Any]:
         "private": ctx.private,
         "actions": ctx.actions,
         "packs": ctx.packs,
-        "irreversible": IRREVERSIBLE,
         "deadline": ctx.deadline,
         "windows": ctx.windows,
         "items": items,

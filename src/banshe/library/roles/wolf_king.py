@@ -4,8 +4,8 @@
 
 from __future__ import annotations
 
-from ..role import WOLF_GROUP, WOLVES, LibraryRole, Param
-from .hunter import CAUSES, SHOOT, SHOOT_SKILL, shot_on_out
+from ..role import WOLF_GROUP, WOLVES, LibraryRole
+from .hunter import SHOOT, SHOOT_SKILL, shot_on_out, shot_params
 from .wolf import KILL_SKILL
 
 ROLE = LibraryRole(
@@ -15,7 +15,7 @@ ROLE = LibraryRole(
     __doc__ or "",
     skills=(KILL_SKILL, SHOOT_SKILL),
     charges=((SHOOT, 1),),
-    params={"不能开枪": Param(("毒药", "罚下"), "这些出局原因不能发动最后一枪", CAUSES)},
+    params=shot_params(("毒药", "罚下")),
     group=WOLF_GROUP,
     on_out=shot_on_out,
 )

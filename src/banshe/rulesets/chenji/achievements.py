@@ -34,6 +34,7 @@ from .roles import (
     WHITE,
     WITCH,
     WOLF,
+    WOLVES,
 )
 from .state import CheckRecord, KillRecord, ext
 
@@ -125,6 +126,15 @@ def _killed(state: GameState, kills: list[KillRecord], actor: str) -> list[tuple
     ]
 
 
+def _shot_a_wolf_or_piper(state: GameState) -> bool:
+    """最后一枪击毙狼人或吹笛者: an out by 最后一枪 (the 猎人's, the library's skill) of one of them
+    (an out character's identity no longer changes)."""
+    return any(
+        o.cause == "最后一枪" and (state.chars[o.player].role in WOLVES or state.chars[o.player].role == PIPER)
+        for o in state.outs
+    )
+
+
 def compute_awards(state: GameState, post: PostGame | None = None) -> list[Award]:
     """Every achievement the finished game earns, before 向下兼容."""
     post = post or PostGame()
@@ -197,7 +207,7 @@ def compute_awards(state: GameState, post: PostGame | None = None) -> list[Award
     hunter = holder(HUNTER)
     if hunter and not chars[hunter].alive:
         give(hunter, "猎人出局", "在游戏结束时已出局", 2)
-    if hunter and s.hunter_hit:
+    if hunter and _shot_a_wolf_or_piper(state):
         give(hunter, "最后一枪", "【最后一枪】击毙狼人或吹笛者", 5)
     idiot = holder(IDIOT)
     if idiot and not chars[idiot].marks.get("feign_count"):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from banshe.engine.commands import Command, IllegalCommand
@@ -47,6 +48,8 @@ from banshe.engine.ruleset import (
     later_day,
     other_alive_targets,
 )
+from banshe.library.board import Board, role_params
+from banshe.library.roles import hunter
 
 from .roles import (
     ALPHA,
@@ -94,7 +97,8 @@ from .state import CheckRecord, ChenjiState, KillRecord, Prediction, ext
 
 # skill ids
 ARROW, REJOIN, CHECK, TIANYAN, ANTIDOTE, POISON = "arrow", "rejoin", "check", "tianyan", "antidote", "poison"
-SHIELD, MUTE, SHOOT, FEIGN, POWER, PURE = "shield", "mute", "shoot", "feign", "power", "pure"
+SHIELD, MUTE, FEIGN, POWER, PURE = "shield", "mute", "feign", "power", "pure"
+SHOOT = hunter.SHOOT  # 最后一枪: the library's 猎人
 SLANDER, HEIR, CONFESS, MARTYRDOM, STAB = "slander", "heir", "confess", "martyrdom", "stab"
 BITE, KILL, MISSION, REDEEM, GUARD_FAITH = "bite", "kill", "mission", "redeem", "guard_faith"
 PIPE, HEARTBREAK, WITHER, FINALE, SUCCEED, LAST_WORDS = (
@@ -863,8 +867,9 @@ def on_out(state: GameState, name: str, cause: str) -> None:
         # 枭首<锁定技> — 使者、修女失去技能
         ext(state).stats.beheaded = True
         lose_skills(state, [x.name for x in state.chars.values() if x.role in (ENVOY, NUN)])
-    if c.role == HUNTER and not c.skills_lost and c.has_charge(SHOOT):
-        push_prompt(state, Prompt(name, SHOOT, "你可以选择一名其他角色开枪。"))
+    shot = state.rules.board.out_hooks.get(c.role)  # 最后一枪: the library's 猎人 (`BOARD`)
+    if shot is not None:
+        shot(state, name, cause)
     if state.sheriff == name:
         push_prompt(state, Prompt(name, SUCCEED, "请选择一名未出局的角色继任警长。"))
     data = ext(state)
@@ -925,23 +930,9 @@ def _set_heir(state: GameState, kind: str, heir: str | None) -> None:
             notice(state, heir, "你获得了【杀人】。")
 
 
-# -- the prompt skills: 最后一枪, 殉职, 指认, 装傻 ---------------------------------------------------
+# -- the prompt skills: 殉职, 指认, 装傻 (最后一枪: the library's 猎人) -----------------------------
 # Each one's `check` holds every refusal of an answer and changes nothing; `answer` applies an
 # accepted answer, `on_timeout` what happens when none comes in time.
-def check_shoot(state: GameState, cmd: Command) -> None:
-    # 最后一枪 — 当你出局后，你可以选择一名其他角色，对其开枪。该角色立即出局。无反馈。
-    if cmd.targets[0] == cmd.actor:
-        raise IllegalCommand("最后一枪需要选择一名其他角色")
-
-
-def answer_shoot(state: GameState, prompt: Prompt, cmd: Command) -> None:
-    target = cmd.targets[0]
-    state.chars[cmd.actor].spend(SHOOT)
-    if state.chars[target].role in WOLVES or state.chars[target].role == PIPER:
-        ext(state).stats.hunter_hit = True
-    put_out(state, target, "最后一枪")  # (not taken in time: no shot, so no `on_timeout`)
-
-
 def check_succeed(state: GameState, cmd: Command) -> None:
     # 殉职<锁定技> — 警长出局后，须选择一名未出局的角色来继任警长
     target = cmd.targets[0]
@@ -1264,22 +1255,24 @@ SKILLS = {
             REDEEM, "救赎", _N, ONE_TARGET, check_redeem, apply_targeted_once, stage="2245", candidates=redeem_targets
         ),
         SkillSpec(CONFESS, "忏悔", _D, ONE_TARGET, check_confess, apply_confess, candidates=other_alive_targets),
-        SkillSpec(MARTYRDOM, "死节", _DN, NO_TARGET, check_martyrdom, apply_martyrdom, audience="public"),
         SkillSpec(
-            STAB, "行刺", _D, ONE_TARGET, check_stab, apply_stab, audience="public", candidates=other_alive_targets
+            MARTYRDOM, "死节", _DN, NO_TARGET, check_martyrdom, apply_martyrdom, audience="public", irreversible=True
+        ),
+        SkillSpec(
+            STAB,
+            "行刺",
+            _D,
+            ONE_TARGET,
+            check_stab,
+            apply_stab,
+            audience="public",
+            candidates=other_alive_targets,
+            irreversible=True,
         ),
         SkillSpec(MISSION, "出使", _DN, FREE_TEXT, check_mission, apply_mission, refuses=not_envoy),
-        SkillSpec(
-            SHOOT,
-            "最后一枪",
-            _ANY,
-            ONE_TARGET,
-            check_shoot,
-            _by_answer,
-            prompt=True,
-            actor_may_be_out=True,
-            answer=answer_shoot,
-        ),
+        # 最后一枪 — the library's 猎人's, less its declared intent: this seed declares none, so the
+        # heuristic bots read every skill's by its name (`heuristic._declares_intents`)
+        replace(hunter.SHOOT_SKILL, intent=""),
         SkillSpec(
             SUCCEED,
             "殉职",
@@ -1353,7 +1346,7 @@ ROLES = (
     Role(WITCH, "女巫", VILLAGE, skills=(ANTIDOTE, POISON), charges=((SPIRIT, 1), (ANTIDOTE, 1), (POISON, 1))),
     Role(ELDER, "长老", VILLAGE, lives=2),  # 生命上限 2/2; 威信<锁定技>
     Role(GUARD, "守卫", VILLAGE, skills=(SHIELD, MUTE)),  # 守护之盾, 隔音之盾
-    Role(HUNTER, "猎人", VILLAGE, skills=(SHOOT,), charges=((SHOOT, 1),)),  # 最后一枪<限定技>
+    Role(HUNTER, "猎人", VILLAGE, skills=(SHOOT,), charges=((SHOOT, 1),)),  # 最后一枪<限定技>: `BOARD`
     Role(IDIOT, "白痴", VILLAGE, skills=(FEIGN,)),  # 装傻
     # 志继<觉醒技>, 天眼<限定技> (失去技能【志继】)
     Role(SILENT, "沉寂的先知者", VILLAGE, skills=(TIANYAN,), charges=((ZHIJI, 1), (TIANYAN, 1))),
@@ -1497,6 +1490,16 @@ def legal_targets(state: GameState, actor: str, skill: str) -> list[tuple[str, .
     return [(n,) for n in state.alive_names()]
 
 
+# the library's 猎人 as this seed words it — 最后一枪<限定技>：当你出局后，你可以选择一名其他角色，
+# 对其开枪。该角色立即出局。无反馈。 (any out allows it, 失去技能 aside; no notice when not taken)
+BOARD = Board(
+    params=role_params(
+        hunter.ROLE,
+        hunter={"不能开枪": (), "开枪提示": "你可以选择一名其他角色开枪。", "公示开枪": False, "逾期告知": False},
+    ),
+    out_hooks={HUNTER: hunter.shot_on_out},
+)
+
 CHENJI = Ruleset(
     id="chenji",
     name="沉寂与取酒",
@@ -1540,6 +1543,7 @@ CHENJI = Ruleset(
     review=review,
     check_post=mad_post_refusal,
     legal_targets=legal_targets,
+    board=BOARD,  # what the library's 猎人 reads
 )
 
 __all__ = ["CHENJI", "is_allowed_mad_post"]

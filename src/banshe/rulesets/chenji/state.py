@@ -60,7 +60,6 @@ class ChenjiStats:
     antidote_privileged: bool = False  # 解药 on a 特权身份
     pure_privileged: bool = False  # 纯真 for a 特权身份
     poison_wolf: bool = False  # 毒药 on a 狼人 or the 吹笛者
-    hunter_hit: bool = False  # 最后一枪 on a 狼人 or the 吹笛者
     beheaded: bool = False  # 枭首 triggered
 
     def clone(self) -> ChenjiStats:
@@ -82,7 +81,6 @@ class ChenjiStats:
             self.antidote_privileged,
             self.pure_privileged,
             self.poison_wolf,
-            self.hunter_hit,
             self.beheaded,
         )
 

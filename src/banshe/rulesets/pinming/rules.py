@@ -370,6 +370,7 @@ SKILLS = {
             refuses=agreed_duel,
             refuses_is_check=True,
             bot_chance=0.02,
+            irreversible=True,
         ),
         SkillSpec(
             SLASH,
@@ -381,6 +382,7 @@ SKILLS = {
             audience="group:wolves",
             members_of=WOLF_GROUP,
             open_while=in_showdown,
+            irreversible=True,
         ),
         SkillSpec(
             SURRENDER,
@@ -395,6 +397,7 @@ SKILLS = {
             refuses=agreed_surrender,
             refuses_is_check=True,
             bot_chance=0.004,
+            irreversible=True,
         ),
         last_words_skill(),
     )
