@@ -36,7 +36,7 @@ from .roles import (
     WOLF,
     WOLVES,
 )
-from .state import CheckRecord, KillRecord, ext
+from .state import CheckRecord, KillRecord, ext, seat
 
 # 1. 胜者为王 / 2. 虽败犹荣, by camp
 WIN_POINTS = {VILLAGE: 10, WOLF: 20, WHITE: 100, PIPERS: 100, LOVERS: 200}
@@ -210,7 +210,7 @@ def compute_awards(state: GameState, post: PostGame | None = None) -> list[Award
     if hunter and _shot_a_wolf_or_piper(state):
         give(hunter, "最后一枪", "【最后一枪】击毙狼人或吹笛者", 5)
     idiot = holder(IDIOT)
-    if idiot and not chars[idiot].marks.get("feign_count"):
+    if idiot and not seat(chars[idiot]).feign_count:
         give(idiot, "白痴", "在游戏结束时未发动技能", 2)
     princess = holder(PRINCESS)
     if princess and s.pure_privileged:
@@ -259,7 +259,7 @@ def compute_awards(state: GameState, post: PostGame | None = None) -> list[Award
     # 5. 乐在其中
     participants = post.participants if post.participants is not None else set(post.award_votes)
     for n in state.order:
-        deducted = chars[n].marks.get("deducted", 0)
+        deducted = seat(chars[n]).deducted
         if deducted == 0:
             give(n, "扣分", "游戏过程中未被扣分", 7)
         elif deducted < 6:
@@ -289,7 +289,7 @@ def settle(state: GameState, post: PostGame | None = None, total_coins: int | No
     all_points = sum(points.values())
     per_point = total / all_points if all_points else 0.0
     coins = {
-        n: round(points[n] * per_point, 2) if state.chars[n].marks.get("deducted", 0) < 6 else 0.0 for n in state.order
+        n: round(points[n] * per_point, 2) if seat(state.chars[n]).deducted < 6 else 0.0 for n in state.order
     }
     return Settlement(awards, points, coins, total, per_point)
 

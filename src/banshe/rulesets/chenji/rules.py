@@ -93,7 +93,7 @@ from .roles import (
     deal,
 )
 from .speech import is_allowed_mad_post, mad_speech_refusal
-from .state import CheckRecord, ChenjiState, KillRecord, Prediction, ext
+from .state import CheckRecord, ChenjiSeat, ChenjiState, KillRecord, Prediction, ext, seat
 
 # skill ids
 ARROW, REJOIN, CHECK, TIANYAN, ANTIDOTE, POISON = "arrow", "rejoin", "check", "tianyan", "antidote", "poison"
@@ -142,7 +142,7 @@ def vote_power(state: GameState, name: str) -> int:
 
 def _votes_of(c: Character, sheriff: str | None) -> int:
     """Votes a character can cast: sheriff 2, 假死 0, a 白痴 after 装傻 0, else 1."""
-    if not c.alive or FAKE_DEATH in c.statuses or c.marks.get("feigned"):
+    if not c.alive or FAKE_DEATH in c.statuses or seat(c).feigned:
         return 0
     return 2 if sheriff == c.name else 1
 
@@ -744,7 +744,7 @@ def settle_night(state: GameState) -> None:
                 data.stats.elder_hit = True
             if t.lives == 0:
                 t.statuses.add(DYING)
-                t.marks["dying_cause"] = "杀人" if skill == KILL else "撕咬"
+                seat(t).dying_cause = "杀人" if skill == KILL else "撕咬"
                 dying.append(target)
     pure = _valid(state, PURE)
     witches = state.with_role(WITCH)
@@ -772,7 +772,7 @@ def settle_night(state: GameState) -> None:
             p = state.chars[princess]
             if DYING not in p.statuses:
                 p.statuses.add(DYING)
-                p.marks["dying_cause"] = "纯真"
+                seat(p).dying_cause = "纯真"
                 dying.append(princess)
             if t.role in PRIVILEGED:
                 data.stats.pure_privileged = True
@@ -789,9 +789,11 @@ def settle_night(state: GameState) -> None:
         c = state.chars[name]
         c.statuses.discard(DYING)
         if c.alive:
-            if c.marks.get("dying_cause") in KILL_CAUSES and c.camp == VILLAGE:
+            cause = seat(c).dying_cause
+            seat(c).dying_cause = None
+            if cause in KILL_CAUSES and c.camp == VILLAGE:
                 data.stats.killed_villagers.append(name)
-            put_out(state, name, c.marks.pop("dying_cause", "杀人"))
+            put_out(state, name, cause or "杀人")
     # 吹笛 / 曲尽 settle even if the 吹笛者 went out tonight
     if PIPE in tonight:
         actor, target = tonight[PIPE]
@@ -821,7 +823,7 @@ def lose_skills(state: GameState, names: list[str]) -> None:
         state.chars[n].skills_lost = True
     for n in names:
         c = state.chars[n]
-        if c.role == IDIOT and c.marks.get("feigned") and c.alive:
+        if c.role == IDIOT and seat(c).feigned and c.alive:
             report(state, f"白痴{n}失去技能，立即出局。")
             put_out(state, n, "装傻")
 
@@ -994,8 +996,9 @@ def feign_lapses(state: GameState, prompt: Prompt) -> None:
 def _feign(state: GameState, name: str) -> None:
     # 装傻: 避免出局，但不予公示; 发动此技能后，你投票不计入总票数
     c = state.chars[name]
-    c.marks["feigned"] = True
-    c.marks["feign_count"] = c.marks.get("feign_count", 0) + 1
+    mine = seat(c)
+    mine.feigned = True
+    mine.feign_count += 1
     announce(state, "无人出局。")
     check_outcome(state)
 
@@ -1445,8 +1448,9 @@ def vote_weight(state: GameState, voter: str) -> float:
 def record_deduction(state: GameState, name: str, points: int) -> None:
     # 乐在其中: 游戏过程中未扣至6分 / 未被扣分 — the director's 扣分 ledger
     c = state.chars[name]
-    c.marks["deducted"] = c.marks.get("deducted", 0) + points
-    notice(state, name, f"你被扣{points}分（累计{c.marks['deducted']}分）。")
+    mine = seat(c)
+    mine.deducted += points
+    notice(state, name, f"你被扣{points}分（累计{mine.deducted}分）。")
 
 
 def review(state: GameState, after: Mapping[str, Any] | None = None) -> list[str]:
@@ -1519,7 +1523,8 @@ CHENJI = Ruleset(
     min_players=MIN_PLAYERS,
     max_players=MAX_PLAYERS,
     last_words=LAST_WORDS_COUNT,
-    state_type=ChenjiState,  # FAQ 4 notices wait for the next day in `ChenjiState.next_day`
+    state_type=ChenjiState,
+    character_type=ChenjiSeat,  # FAQ 4 notices wait for the next day in `ChenjiState.next_day`
     loss_conditions=(Condition("判负条件", _losses),),
     win_conditions=(
         Condition("白狼阵营胜利条件", _white_wins),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from banshe.engine.model import GameState, RulesetState
+from banshe.engine.model import Character, CharacterState, GameState, RulesetState
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,4 +151,23 @@ def ext(state: GameState) -> ChenjiState:
     data = state.ext
     if not isinstance(data, ChenjiState):
         raise TypeError(f"not a 沉寂与取酒 game: {type(data).__name__}")
+    return data
+
+
+@dataclass(slots=True)
+class ChenjiSeat(CharacterState):
+    """What 沉寂与取酒 remembers of one character (`Character.ext`)."""
+
+    dying_cause: str | None = None  # 濒死: the cause he goes out by when the night settles
+    feigned: bool = False  # 装傻 used: no vote (失去技能后立即出局)
+    feign_count: int = 0  # 装傻 used this many times (成就：装傻)
+    deducted: int = 0  # points deducted (扣分; 6 or more: no achievement points)
+
+    def clone(self) -> ChenjiSeat:
+        return ChenjiSeat(self.dying_cause, self.feigned, self.feign_count, self.deducted)
+
+
+def seat(c: Character) -> ChenjiSeat:
+    """沉寂与取酒's data of one character (made by `new_game`: `Ruleset.character_type`)."""
+    data: ChenjiSeat = c.ext  # type: ignore[assignment]  # unchecked: asked for every voter
     return data
