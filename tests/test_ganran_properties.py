@@ -15,6 +15,7 @@ from banshe.engine.events import CAMP, CHANCE, FEEDBACK, LOST, OUT, WIN
 from banshe.engine.model import GameState
 from banshe.engine.view import legal_commands, view
 from banshe.rulesets.ganran.state import ext
+from banshe.rulesets.ganran.state import seat as ganran_seat
 from banshe.sim.agents import sparing
 from banshe.sim.env import GameEnv, play_random_game
 
@@ -53,7 +54,7 @@ def _prefix(state: GameState, k: int) -> GameState:
 
 
 def _check_no_leak(state: GameState) -> None:
-    infected = {n for n, c in state.chars.items() if "infected_by" in c.marks}
+    infected = {n for n, c in state.chars.items() if ganran_seat(c).infected_by is not None}
     kings = {c.name for c in state.chars.values() if c.role in ("mutu", "cain")}
     for viewer in state.order:
         seen = view(state, viewer)

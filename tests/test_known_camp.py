@@ -15,6 +15,7 @@ from banshe.demo import DEMO_NAMES
 from banshe.engine.events import ANNOUNCE, OUT, WIN
 from banshe.engine.model import NIGHT
 from banshe.engine.view import view
+from banshe.rulesets.ganran.state import seat as ganran_seat
 from banshe.sim.env import play_random_game
 from tests.helpers import close, pinming, post
 
@@ -42,7 +43,7 @@ def test_halfblood_and_yandere_are_told_their_camp(target: str, halfblood: str, 
 def _ganran_infected_game() -> tuple[object, str]:
     for seed in range(60):
         state = play_random_game("ganran", DEMO_NAMES[:14], seed)
-        infected = [c.name for c in state.chars.values() if "infected_by" in c.marks]
+        infected = [c.name for c in state.chars.values() if ganran_seat(c).infected_by is not None]
         if infected:
             return state, infected[0]
     raise AssertionError("no random 感染 game with an infection")

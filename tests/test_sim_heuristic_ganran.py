@@ -17,6 +17,7 @@ from banshe.engine.view import legal_commands
 from banshe.rulesets import new_game
 from banshe.rulesets.ganran.effects import ganran_effects
 from banshe.rulesets.ganran.state import ext
+from banshe.rulesets.ganran.state import seat as ganran_seat
 from banshe.scenario import load, play
 from banshe.sim.agents import Observation, load_policy
 from banshe.sim.env import GameEnv, play_game
@@ -96,7 +97,7 @@ def test_mutu_bites_the_sheriff_then_never_an_ally() -> None:
     assert _ask(mutu, env) == Command("辛", "bite", ("子",))
     _do(env, "辛", "bite", "子")
     _finish_night(env)  # 子 is infected; 辛 is told 成功
-    assert env.state.chars["子"].marks.get("kind") == "wolf"
+    assert ganran_seat(env.state.chars["子"]).kind == "wolf"
     # 第2天: no vote of 穆图 goes to his new ally, whatever his dice say
     for seed in range(8):
         cmd = _ask(_agent(env, "辛", seed), env)
@@ -240,7 +241,7 @@ def test_heuristic_games_end_legally(players: int) -> None:
                 assert targets[0] != actor and targets[0] != infector.get(actor)
                 if actor in infector:
                     own_king = next(
-                        (k for k in kings if state.chars[k].marks.get("kind") == state.chars[actor].marks["kind"]),
+                        (k for k in kings if ganran_seat(state.chars[k]).kind == ganran_seat(state.chars[actor]).kind),
                         None,
                     )
                     assert targets[0] != own_king

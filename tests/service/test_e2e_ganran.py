@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from banshe.rulesets.ganran.state import seat as ganran_seat
+
 from .e2e_helpers import (  # noqa: F401 (fixtures, skip mark)
     ARTIFACTS,
     Browser,
@@ -111,4 +113,4 @@ def test_a_ganran_game_with_infections_in_the_browser(server: str, browser: Brow
     export: dict[str, Any] = d.request.get(god + "/export.json").json()
     state = replay("感染", SEATS, export)
     assert state.winner == "village" and "村民阵营" in export["result"]["winner"]
-    assert state.char("芹菜").marks["kind"] == "wolf" and state.char("菠菜").marks["kind"] == "vampire"
+    assert ganran_seat(state.char("芹菜")).kind == "wolf" and ganran_seat(state.char("菠菜")).kind == "vampire"

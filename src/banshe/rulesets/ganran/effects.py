@@ -13,7 +13,7 @@ from banshe.engine.events import ACCEPTED, ANNOUNCE
 from banshe.engine.model import GameState
 
 from .rules import DRIFT, KIND_NAMES, ROLE_NAMES, kind
-from .state import ext
+from .state import ext, seat
 
 P = "感染\t"
 
@@ -82,7 +82,7 @@ def ganran_effects(state: GameState, effects: Counter[str]) -> None:
         k = kind(c)
         effects[P + "毒药：命中" + (KIND_NAMES[k] if k else "未感染角色")] += 1
     for c in state.chars.values():
-        if "infected_by" in c.marks:
+        if seat(c).infected_by is not None:
             drifting = DRIFT in c.statuses
             effects[P + ("被感染者终局：仍为游离状态" if drifting else "被感染者终局：已解除游离（加入阵营）")] += 1
     if data.lovers_camp:

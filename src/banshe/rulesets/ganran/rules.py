@@ -1,6 +1,6 @@
 """感染 2.0 — seed `003_a763e9c563cb32a0.txt`, with `shared/spec/rulings.md` and docs/rulings.md.
 
-Characters carry their seed identity as `role`; an infection adds `marks["kind"]` (狼人 or
+Characters carry their seed identity as `role`; an infection sets its `GanranSeat.kind` (狼人 or
 吸血鬼) and the 游离 status, and keeps the identity's skills. Camps are recomputed from those
 facts (and the lovers' 私奔) after every change, then win/loss is judged. The 先知 is the role
 library's 预言家 (`banshe.library.roles.seer`), seated as the seed words it (`BOARD`).
@@ -52,7 +52,7 @@ from banshe.library.board import Board, role_params
 from banshe.library.flow import tell_held
 from banshe.library.roles import seer
 
-from .state import GanranState, Link, ext
+from .state import GanranSeat, GanranState, Link, ext, seat
 
 # -- names (data) ------------------------------------------------------------------------------
 SEER = seer.SEER  # 先知: the library's 预言家
@@ -80,7 +80,7 @@ CAMP_NAMES = {
 }
 REAL_CAMPS = (VILLAGE, WOLVES, VAMPIRES, SPECIAL, LOVERS)
 
-# kinds (marks["kind"]): what an infection (or the identity 穆图/该隐) makes a character
+# kinds (`GanranSeat.kind`): what an infection (or the identity 穆图/该隐) makes a character
 WOLF_KIND, VAMP_KIND = "wolf", "vampire"
 KIND_NAMES = {WOLF_KIND: "狼人", VAMP_KIND: "吸血鬼"}
 DRIFT, DYING = "游离", "濒死"
@@ -110,7 +110,6 @@ SKILL_ZH = {BITE: "咬噬", SUCK: "吸血"}
 KIND_OF_SKILL = {BITE: WOLF_KIND, SUCK: VAMP_KIND}
 KING_OF_KIND = {WOLF_KIND: MUTU, VAMP_KIND: CAIN}
 GUARD_OF_SKILL = {BITE: SHIELD, SUCK: GARLIC}  # 银盾 blocks 咬噬, 胡蒜 blocks 吸血
-ELDER_MARK = {BITE: "bitten", SUCK: "sucked"}
 
 # 身份与技能 — 游戏开始时，先知、女巫、守卫、长老、猎人、教士、爱神、村民属于〖村民阵营〗，穆图属于
 # 〖狼人阵营〗，该隐属于〖吸血鬼阵营〗: each identity, its skills, and one charge for a <限定技>
@@ -143,8 +142,10 @@ OPTION_ELDER_ALWAYS = "长老出局总是公示"
 
 # -- small queries -----------------------------------------------------------------------------
 def kind(c: Character) -> str | None:
-    k = c.marks.get("kind")
-    return str(k) if k else None
+    data = c.ext  # `seat(c)`, inline (hot)
+    if not isinstance(data, GanranSeat):
+        raise TypeError(f"not a 感染 character: {type(data).__name__}")
+    return data.kind
 
 
 def _night(state: GameState) -> int:
@@ -193,7 +194,7 @@ def base_camp(c: Character) -> str:
         return WOLVES
     if k == VAMP_KIND:
         return VAMPIRES
-    if c.marks.get("special"):
+    if seat(c).special:
         return SPECIAL
     return VILLAGE
 
@@ -348,7 +349,7 @@ def check_infect(state: GameState, cmd: Command) -> None:
         raise IllegalCommand(f"{cmd.actor}不是{KIND_NAMES[k]}，不能发动<{zh}>")
     if not c.has_charge(cmd.skill):
         raise IllegalCommand(f"{cmd.actor}的<{zh}>已经用过了（限定技）")
-    if c.marks.get("ready", 0) > _night(state):
+    if seat(c).ready > _night(state):
         # rulings: a character infected this night uses the new skill from the next night
         raise IllegalCommand(f"{cmd.actor}今晚刚被感染，下一夜才能发动<{zh}>")
 
@@ -360,7 +361,7 @@ def _infection_targets(state: GameState, actor: str, skill: str) -> Sequence[str
     refuses."""
     c = state.chars[actor]
     k = KIND_OF_SKILL[skill]
-    if c.marks.get("kind") != k or (c.role != KING_OF_KIND[k] and not c.has_charge(skill)):
+    if kind(c) != k or (c.role != KING_OF_KIND[k] and not c.has_charge(skill)):
         return ()
     return state.living()
 
@@ -404,7 +405,8 @@ def _settle_king(state: GameState, actor: str, skill: str, target: str) -> None:
     k = WOLF_KIND if skill == WOLF_KING else VAMP_KIND
     bite = BITE if k == WOLF_KIND else SUCK
     t = state.chars[target]
-    if t.alive and kind(t) == k and t.role != KING_OF_KIND[k] and "infected_by" in t.marks and not t.has_charge(bite):
+    infected = t.role != KING_OF_KIND[k] and seat(t).infected_by is not None  # an infected one, not the king
+    if t.alive and kind(t) == k and infected and not t.has_charge(bite):
         t.charges[bite] = 1
         chain(state, f"{actor}发动<{'狼王' if k == WOLF_KIND else '鬼王'}>，{target}重新获得一次<{SKILL_ZH[bite]}>")
 
@@ -433,7 +435,7 @@ def settle_infection(state: GameState, actor: str, skill: str, target: str) -> N
     effective = False
     if not t.alive or kind(t) == k or guarded:
         pass  # 狼人 / 当晚银盾目标 (吸血鬼 / 胡蒜目标): 视为技能无效
-    elif t.role == ELDER and (t.marks.get(ELDER_MARK[skill]) or t.marks.get("special")):
+    elif t.role == ELDER and ((seat(t).bitten if skill == BITE else seat(t).sucked) or seat(t).special):
         pass  # 被有效咬噬过的长老; 特殊阵营的长老免疫
     elif kind(t) == rival:
         if DYING not in t.statuses:
@@ -443,19 +445,24 @@ def settle_infection(state: GameState, actor: str, skill: str, target: str) -> N
             chain(state, f"{actor}<{zh}>{target}，{target}（{KIND_NAMES[rival]}）进入濒死状态")
     elif t.role == ELDER:
         # 【血疑】 不改变阵营；先后成为咬噬与吸血的有效目标后归为特殊阵营
-        t.marks[ELDER_MARK[skill]] = True
+        elder = seat(t)
+        if skill == BITE:
+            elder.bitten = True
+        else:
+            elder.sucked = True
         effective = True
         chain(state, f"{actor}<{zh}>长老{target}（有效，长老不改变阵营）")
-        if t.marks.get("bitten") and t.marks.get("sucked"):
-            t.marks["special"] = True
-            t.marks["kill_from"] = _night(state) + 1
+        if elder.bitten and elder.sucked:
+            elder.special = True
+            elder.kill_from = _night(state) + 1
             chain(state, f"长老{target}先后被咬噬与吸血，转为特殊阵营")
     else:
         # 转变为游离状态的狼人（吸血鬼），并保留原有技能
-        t.marks["kind"] = k
-        t.marks["infected_by"] = actor
-        t.marks["infected_at"] = state.phase.label
-        t.marks["ready"] = _night(state) + 1  # also its 夜晚3 priority class (the night after infection)
+        infected = seat(t)
+        infected.kind = k
+        infected.infected_by = actor
+        infected.infected_at = state.phase.label
+        infected.ready = _night(state) + 1  # also its 夜晚3 priority class (the night after infection)
         t.charges[skill] = 1
         t.statuses.add(DRIFT)
         effective = True
@@ -506,7 +513,7 @@ def settle_infected(state: GameState) -> None:
     The priority is the night of infection (rulings: the FAQ's 第一晚/第二晚变为游离态的狼人); those
     infected in the same night share it and settle in arrival order (a stable sort)."""
     subs = list(ext(state).infections)
-    subs.sort(key=lambda sub: int(state.chars[sub[0]].marks.get("ready", 0)))
+    subs.sort(key=lambda sub: seat(state.chars[sub[0]]).ready)
     for actor, skill, target in subs:
         settle_infection(state, actor, skill, target)
 
@@ -515,9 +522,9 @@ def settle_infected(state: GameState) -> None:
 def check_kill(state: GameState, cmd: Command) -> None:
     # 【杀人】<觉醒技> 长老为特殊阵营时，每晚可决定一名角色进入濒死状态 (from the next night)
     c = state.chars[cmd.actor]
-    if c.role not in GANRAN.holders_table[KILL] or not c.marks.get("special"):
+    if c.role not in GANRAN.holders_table[KILL] or not seat(c).special:
         raise IllegalCommand(f"{cmd.actor}不是特殊阵营的长老，不能发动<杀人>")
-    if c.marks.get("kill_from", 0) > _night(state):
+    if seat(c).kill_from > _night(state):
         raise IllegalCommand("长老今晚刚转为特殊阵营，下一夜才能发动<杀人>")
     if ext(state).elder_kill is not None:
         raise IllegalCommand("今晚已经发动过<杀人>")
@@ -727,8 +734,9 @@ def deduct(state: GameState, name: str, points: int) -> None:
     c = state.chars[name]
     if not c.alive:
         raise IllegalCommand(f"{name}已出局，不能扣分")
-    total = int(c.marks.get("points", 0)) + points
-    c.marks["points"] = total
+    data = seat(c)
+    data.points += points
+    total = data.points
     report(state, f"{name}被扣{points}分，累计{total}分。")
     if total >= PENALTY_POINTS:
         # 累计扣满12分者将予以罚下；罚下不触发出局技能（含殉职：警徽随之失去）
@@ -914,7 +922,7 @@ def setup(state: GameState) -> None:
     # camps and charges come from `ROLES` (new_game)
     for c in state.chars.values():
         if c.role in KIND_OF_KING:
-            c.marks["kind"] = KIND_OF_KING[c.role]  # 穆图本身为狼人, 该隐本身为吸血鬼
+            seat(c).kind = KIND_OF_KING[c.role]  # 穆图本身为狼人, 该隐本身为吸血鬼
         notice(state, c.name, f"你的身份是{ROLE_NAMES[c.role]}。", role=ROLE_NAMES[c.role])
 
 
@@ -969,13 +977,13 @@ def identity_text(state: GameState, name: str) -> str:
 def infection_chain(state: GameState) -> list[str]:
     lines = ["感染链（谁在何时感染了谁）："]
     lines += [f"  {e.phase}：{e.text}" for e in ext(state).chain] or ["  （本局无人被感染）"]
-    infected = [c for c in state.chars.values() if "infected_by" in c.marks]
+    infected = [(c, seat(c)) for c in state.chars.values() if seat(c).infected_by is not None]
     if infected:
         lines.append("被感染者（终局）：")
-        for c in infected:
+        for c, data in infected:
             state_text = "游离状态" if DRIFT in c.statuses else "已解除游离"
             lines.append(
-                f"  {c.name}（{ROLE_NAMES[c.role]}）：{c.marks['infected_at']}被{c.marks['infected_by']}感染为"
+                f"  {c.name}（{ROLE_NAMES[c.role]}）：{data.infected_at}被{data.infected_by}感染为"
                 f"{KIND_NAMES[kind(c) or WOLF_KIND]}，{state_text}" + ("" if c.alive else "，已出局")
             )
     return lines
@@ -1016,6 +1024,7 @@ GANRAN = Ruleset(
     ),
     win_conditions=(Condition("情侣双方为非游离状态的狼人与吸血鬼", _lovers_win),),
     state_type=GanranState,
+    character_type=GanranSeat,
     board=BOARD,
     package="banshe.rulesets.ganran",  # its bots and effects
     role_aliases=ROLE_ALIASES,

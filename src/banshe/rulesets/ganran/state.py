@@ -1,4 +1,5 @@
-"""感染's typed game data (`GameState.ext`): what its skills remember, checked by strict mypy.
+"""感染's typed game data (`GameState.ext`) and per-seat data (`Character.ext`, `GanranSeat`):
+what its skills remember, checked by strict mypy.
 
 The library's data (`BoardState`: 公示, 预言 and the answers held till the night settles) is shared
 with the library's roles, which 感染 seats (its 先知 is the library's 预言家); this adds what only
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from banshe.engine.model import GameState
+from banshe.engine.model import Character, CharacterState, GameState
 from banshe.library.state import BoardState
 
 
@@ -88,4 +89,45 @@ def ext(state: GameState) -> GanranState:
     data = state.ext
     if not isinstance(data, GanranState):
         raise TypeError(f"not a 感染 game: {type(data).__name__}")
+    return data
+
+
+@dataclass
+class GanranSeat(CharacterState):
+    """What 感染 remembers of one seat (`Ruleset.character_type`; `new_game` makes one per seat)."""
+
+    # 狼人 or 吸血鬼 (rules.WOLF_KIND / VAMP_KIND): 穆图/该隐 by identity, others by infection; None: neither
+    kind: str | None = None
+    # 咬噬/吸血 made it 游离状态的狼人（吸血鬼）: who infected it (None: never infected) and in which phase
+    infected_by: str | None = None
+    infected_at: str = ""
+    # rulings: the night from which an infected character uses its new skill (the night after
+    # infection), also its 夜晚3 priority class (按照成为狼人或吸血鬼时间顺序); 0: never infected
+    ready: int = 0
+    # 【血疑】 长老 has been the effective target of 咬噬 / 吸血 (先后成为两者的有效目标后归为特殊阵营)
+    bitten: bool = False
+    sucked: bool = False
+    special: bool = False  # 长老 of 特殊阵营
+    kill_from: int = 0  # 【杀人】<觉醒技>: the night from which 特殊阵营的长老 may use it (0: not awake)
+    points: int = 0  # 扣分 so far (累计扣满12分者将予以罚下)
+
+    def clone(self) -> GanranSeat:
+        return GanranSeat(
+            self.kind,
+            self.infected_by,
+            self.infected_at,
+            self.ready,
+            self.bitten,
+            self.sucked,
+            self.special,
+            self.kill_from,
+            self.points,
+        )
+
+
+def seat(c: Character) -> GanranSeat:
+    """The 感染 data of a character of a 感染 game."""
+    data = c.ext
+    if not isinstance(data, GanranSeat):
+        raise TypeError(f"not a 感染 character: {type(data).__name__}")
     return data
