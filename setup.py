@@ -25,6 +25,8 @@ COMPILED = [
     "src/banshe/rulesets/pinming/bots.py",
     "src/banshe/rulesets/pinming/effects.py",
     "src/banshe/rulesets/chenji/roles.py",
+    "src/banshe/rulesets/chenji/common.py",
+    "src/banshe/rulesets/chenji/slanderer.py",
     "src/banshe/rulesets/chenji/rules.py",
     "src/banshe/rulesets/chenji/achievements.py",
     "src/banshe/rulesets/chenji/state.py",

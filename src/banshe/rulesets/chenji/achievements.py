@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from banshe.engine.model import GameState
 
+from . import slanderer
 from .roles import (
     ALPHA,
     CAMP_NAMES,
@@ -45,9 +46,8 @@ SHEET_TIERS = ((1.0, 80), (0.9, 40), (0.8, 20), (0.7, 10), (0.6, 5))
 # tiers shared by several 鞠躬尽瘁 rows: count → points
 TOTAL_MATCH = {1: 1, 2: 4, 3: 7, 4: 10}  # 所有…结果与预想相同N次
 RUN_MATCH = {2: 5, 3: 20, 4: 60}  # 连续…结果与预想相同N次
-BLOCKS = {1: 2, 2: 10, 3: 50, 4: 200}  # 成功格挡住N次 (守卫, 卫道) / 诽谤
+BLOCKS = {1: 2, 2: 10, 3: 50, 4: 200}  # 成功格挡住N次 (守卫, 卫道)
 REDEEM_BLOCKS = {1: 1, 2: 4, 3: 7, 4: 10}  # 修女【救赎】
-SLANDER_HITS = {1: 1, 2: 10, 3: 50, 4: 200}
 # roles with their own rows; 其他村民阵营身份 are the rest of 村民阵营
 LISTED = (SEER, SILENT, WITCH, ELDER, GUARD, HUNTER, IDIOT, PRINCESS, SLANDERER)
 
@@ -205,10 +205,9 @@ def compute_awards(state: GameState, post: PostGame | None = None) -> list[Award
     princess = holder(PRINCESS)
     if princess and s.pure_privileged:
         give(princess, "纯真", "成功发动【纯真】，代替特权身份出局", 10)
-    slanderer = holder(SLANDERER)
-    if slanderer:
-        hits = s.slander_hits
-        give(slanderer, "诽谤", f"【诽谤】使{hits}名非村民阵营角色出局", _tier(SLANDER_HITS, hits))
+    slanderer_seat = holder(SLANDERER)
+    if slanderer_seat:
+        give(slanderer_seat, *slanderer.achievement(state))
     for n in s.killed_villagers:
         if chars[n].role not in LISTED and chars[n].camp == VILLAGE:
             give(n, "夜晚指杀出局", "在游戏日夜晚由于指杀出局", 1)

@@ -34,7 +34,7 @@ to 遗言 (预想, 身份表 and 出使 are never posted on its behalf).
 - 猎人: 最后一枪 at a known bad player; when voted out by day, at one of that day's voters.
 - 权力魔术师: 弄权 once the sheriff is known bad (or gone): to a known-good player, else himself.
 - 善良的小公主: 纯真 only for the sheriff or a known-good player named among tonight's targets.
-- 诽谤者: 诽谤 a known bad player, else the day's most-voted player who is not known good.
+- 诽谤者: its module's `decide` (`slanderer.py`).
 - 刺客: 行刺 a known wolf (a check saying 狼人) by day; never on a guess (a miss costs his life).
 - 忏悔者: 忏悔 once to the sheriff (not known bad) from 第2天, so the vote leader trusts him.
 - 死士: never 死节 (it would only take a village vote away); plays the town.
@@ -57,6 +57,8 @@ from banshe.engine.actions import ActionSet
 from banshe.engine.commands import CHANGE_VOTE, VOTE, Command
 from banshe.engine.model import DAY, NIGHT, START, GameState
 
+from . import slanderer
+from .common import WITHER
 from .roles import (
     ASSASSIN,
     CONFESSOR,
@@ -98,13 +100,12 @@ from .rules import (
     REJOIN,
     SHIELD,
     SHOOT,
-    SLANDER,
     STAB,
     SUCCEED,
     TIANYAN,
-    WITHER,
     WOLF_GROUP,
 )
+from .slanderer import SLANDER
 
 # the identities that hold a rationed skill (`ROLES`): every other seat's moves pass untouched
 _RATIONED = CHENJI.holders_table[MARTYRDOM] | CHENJI.holders_table[STAB]
@@ -307,10 +308,7 @@ def _night(agent: HeuristicAgent, obs: Observation, skills: set[str]) -> Command
         keep = [t for t in cands if (t == obs.sheriff or t in k.good) and t not in k.bad and t != agent.seat]
         return agent.command(PURE, keep[0]) if keep else None
     if role == SLANDERER and SLANDER in skills:
-        cands = [t for t in agent.targets(obs, SLANDER) if t not in friends]
-        bad = [t for t in cands if t in k.bad]
-        target = agent.pick(bad) or _most_voted(agent, {t for t in cands if t not in k.good})
-        return agent.command(SLANDER, target) if target else None
+        return slanderer.decide(agent, obs, friends)
     return None
 
 
