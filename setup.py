@@ -27,6 +27,7 @@ COMPILED = [
     "src/banshe/rulesets/chenji/roles.py",
     "src/banshe/rulesets/chenji/common.py",
     "src/banshe/rulesets/chenji/slanderer.py",
+    "src/banshe/rulesets/chenji/nun.py",
     "src/banshe/rulesets/chenji/rules.py",
     "src/banshe/rulesets/chenji/achievements.py",
     "src/banshe/rulesets/chenji/state.py",

@@ -18,8 +18,7 @@ to 遗言 (预想, 身份表 and 出使 are never posted on its behalf).
   pack's standing 杀人 target; alone a random player that is not a wolf (it was told the wolves).
 - 黑狼 (or whoever holds 杀人): the sheriff first, then a random non-mate; once the target is named
   the others agree. Heirs (指认) are pack mates.
-- 修女: 卫道 on a pack mate not yet covered (itself last), 救赎 on the mate with most votes today
-  (each target once per game).
+- 修女: its module's `decide` (`nun.py`).
 - 狼使: 出使 once, on 第1天, sending the pack's names so the 吹笛者 pipes the town first.
 - 狼人 on 第1天 vote a random non-mate (a block vote for a mate would give the pack away).
 - 乱民 (狼人阵营, knows nobody): votes a player a published check calls 村民, else the day's leader.
@@ -57,8 +56,9 @@ from banshe.engine.actions import ActionSet
 from banshe.engine.commands import CHANGE_VOTE, VOTE, Command
 from banshe.engine.model import DAY, NIGHT, START, GameState
 
-from . import slanderer
-from .common import WITHER
+from . import nun, slanderer
+from .common import LOVER_GROUP, WITHER, WOLF_GROUP
+from .nun import GUARD_FAITH, REDEEM
 from .roles import (
     ASSASSIN,
     CONFESSOR,
@@ -82,12 +82,10 @@ from .rules import (
     CHENJI,
     CONFESS,
     FINALE,
-    GUARD_FAITH,
     HEARTBREAK,
     HEIR,
     ID_SHEET,
     KILL,
-    LOVER_GROUP,
     MARTYRDOM,
     MISSION,
     MUTE,
@@ -96,14 +94,12 @@ from .rules import (
     POWER,
     PREDICT,
     PURE,
-    REDEEM,
     REJOIN,
     SHIELD,
     SHOOT,
     STAB,
     SUCCEED,
     TIANYAN,
-    WOLF_GROUP,
 )
 from .slanderer import SLANDER
 
@@ -198,17 +194,6 @@ def _today_votes_on(agent: HeuristicAgent, target: str) -> list[str]:
     return [v for v, t in agent.k.votes.items() if t == target]
 
 
-def _most_voted(agent: HeuristicAgent, pool: set[str]) -> str | None:
-    counts: dict[str, int] = {}
-    for t in agent.k.votes.values():
-        if t in pool:
-            counts[t] = counts.get(t, 0) + 1
-    if not counts:
-        return None
-    best = max(counts.values())
-    return next(t for t, v in counts.items() if v == best)
-
-
 @register("chenji")
 def decide(agent: HeuristicAgent, obs: Observation) -> Any:
     _confessed(agent)
@@ -263,18 +248,7 @@ def _night(agent: HeuristicAgent, obs: Observation, skills: set[str]) -> Command
     if BITE in skills:
         return _bite(agent, obs)
     if role == NUN:
-        if GUARD_FAITH in skills:
-            pack = _pack(obs)
-            cands = agent.targets(obs, GUARD_FAITH)
-            mates = [t for t in cands if t in pack and t != agent.seat]
-            target = agent.pick(mates) or (agent.seat if agent.seat in cands else None)
-            return agent.command(GUARD_FAITH, target) if target else None
-        if REDEEM in skills:
-            pack = _pack(obs) | {agent.seat}
-            cands = [t for t in agent.targets(obs, REDEEM) if t in pack]
-            voted = _most_voted(agent, set(cands))
-            target = voted or agent.pick(cands)
-            return agent.command(REDEEM, target) if target else None
+        return nun.decide(agent, obs, skills)
     if role == WITCH and ANTIDOTE in skills and k.lists_phase.get("通灵") == obs.phase.label:
         attacked = [t for t in k.lists.get("通灵", []) if t != agent.seat and t not in k.bad]
         if attacked and attacked[0] in agent.targets(obs, ANTIDOTE):

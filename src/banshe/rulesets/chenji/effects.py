@@ -15,7 +15,7 @@ from banshe.agents.effects import register_effects
 from banshe.engine.events import ACCEPTED
 from banshe.engine.model import NIGHT, GameState
 
-from . import slanderer
+from . import nun, slanderer
 from .roles import CAMP_NAMES, CITIZEN, LOVERS, PIPER, REBEL, WHITE, WHITE_WOLF, WOLF, WOLVES
 from .state import ext
 
@@ -44,12 +44,10 @@ def chenji_effects(state: GameState, effects: Counter[str]) -> None:
         for t in targets:
             gone = t in outs_by_night.get(night, set())
             effects[P + "指杀目标：" + ("当晚出局" if gone else "当晚未出局")] += 1
-    # 守护之盾 / 隔音之盾 / 卫道 / 救赎 / 血统 / 断肠 / 摇落 (the director's own counters)
+    # 守护之盾 / 隔音之盾 / 血统 / 断肠 / 摇落 (the director's own counters)
     blocks = (
         (stats.shield_blocks, "守护之盾：挡下指杀"),
         (stats.mute_blocks, "隔音之盾：挡下吹笛"),
-        (stats.faith_blocks, "卫道：挡下预言"),
-        (stats.redeem_blocks, "救赎：免于票出"),
         (stats.bloodline_saves, "血统：头狼免于票出"),
         (stats.heartbreak_effective, "断肠：目标失去技能"),
         (stats.wither_effective, "摇落：目标技能无效"),
@@ -111,6 +109,7 @@ def chenji_effects(state: GameState, effects: Counter[str]) -> None:
     for o in state.outs:
         if o.cause == "冤死":
             effects[P + "冤死：替罪羊代替出局"] += 1
+    nun.count_effects(state, effects, P)
     slanderer.count_effects(state, effects, P)
 
 

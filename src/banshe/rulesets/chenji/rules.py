@@ -48,15 +48,20 @@ from banshe.engine.ruleset import (
     other_alive_targets,
 )
 
-from . import slanderer
+from . import nun, slanderer
 from .common import (
     DYING,
     FAKE_DEATH,
+    LOVER_GROUP,
     MAD,
     STATUS_NAMES,
     WITHER,
+    WOLF_GROUP,
     apply_record,
+    apply_targeted_once,
     need,
+    not_yet_targeted,
+    once_per_target,
     once_tonight,
     record,
     valid,
@@ -109,7 +114,7 @@ from .state import CheckRecord, ChenjiState, KillRecord, Prediction, ext
 ARROW, REJOIN, CHECK, TIANYAN, ANTIDOTE, POISON = "arrow", "rejoin", "check", "tianyan", "antidote", "poison"
 SHIELD, MUTE, SHOOT, FEIGN, POWER, PURE = "shield", "mute", "shoot", "feign", "power", "pure"
 HEIR, CONFESS, MARTYRDOM, STAB = "heir", "confess", "martyrdom", "stab"
-BITE, KILL, MISSION, REDEEM, GUARD_FAITH = "bite", "kill", "mission", "redeem", "guard_faith"
+BITE, KILL, MISSION = "bite", "kill", "mission"
 PIPE, HEARTBREAK, FINALE, SUCCEED, LAST_WORDS = (
     "pipe",
     "heartbreak",
@@ -122,7 +127,6 @@ SPIRIT, ZHIJI = "spirit", "zhiji"  # 通灵, 志继: locked skills held as charg
 
 LAST_WORDS_COUNT = 5  # 只有前5名出局者有遗言
 KILL_CAUSES = ("杀人", "撕咬")
-WOLF_GROUP, LOVER_GROUP = "wolves", "lovers"
 OPTION_COINS = "竞拍金币总额"
 
 
@@ -168,24 +172,6 @@ def report(state: GameState, text: str) -> None:
         announce(state, text)
     else:
         next_day(state, text)
-
-
-def _once_per_target(state: GameState, skill: str, target: str, name: str) -> None:
-    used = ext(state).targeted.get(skill, [])
-    if target in used:
-        raise IllegalCommand(f"{target}已经成为过<{name}>的目标，每名角色整局只能成为该技能的目标一次")
-
-
-def _not_yet_targeted(state: GameState, skill: str) -> Sequence[str]:
-    """The characters in the game not yet a target of `skill` (`_once_per_target`), in seating order."""
-    used = ext(state).targeted.get(skill)
-    if not used:
-        return state.living()
-    return [n for n in state.living() if n not in used]
-
-
-def _mark_target(state: GameState, skill: str, target: str) -> None:
-    ext(state).targeted.setdefault(skill, []).append(target)
 
 
 def _need_charge(c: Character, skill: str, name: str) -> None:
@@ -311,29 +297,24 @@ def check_shield(state: GameState, cmd: Command) -> None:
     # 守护之盾 — 每名角色整局游戏只能成为该技能的目标一次
     need(state, cmd)
     once_tonight(state, cmd, "守护之盾")
-    _once_per_target(state, SHIELD, cmd.targets[0], "守护之盾")
+    once_per_target(state, SHIELD, cmd.targets[0], "守护之盾")
 
 
 def shield_targets(state: GameState, actor: str) -> Sequence[str]:
     """`SkillSpec.candidates` of 守护之盾: 每名角色整局游戏只能成为该技能的目标一次 (itself allowed)."""
-    return _not_yet_targeted(state, SHIELD)
+    return not_yet_targeted(state, SHIELD)
 
 
 def check_mute(state: GameState, cmd: Command) -> None:
     # 隔音之盾 — 每名角色整局游戏只能成为该技能的目标一次
     need(state, cmd)
     once_tonight(state, cmd, "隔音之盾")
-    _once_per_target(state, MUTE, cmd.targets[0], "隔音之盾")
+    once_per_target(state, MUTE, cmd.targets[0], "隔音之盾")
 
 
 def mute_targets(state: GameState, actor: str) -> Sequence[str]:
     """`SkillSpec.candidates` of 隔音之盾: 每名角色整局游戏只能成为该技能的目标一次 (itself allowed)."""
-    return _not_yet_targeted(state, MUTE)
-
-
-def apply_targeted_once(state: GameState, cmd: Command) -> None:
-    _mark_target(state, cmd.skill, cmd.targets[0])
-    record(state, cmd)
+    return not_yet_targeted(state, MUTE)
 
 
 def check_pipe(state: GameState, cmd: Command) -> None:
@@ -387,30 +368,6 @@ def apply_spend(state: GameState, cmd: Command) -> None:
     if cmd.skill == ANTIDOTE:
         c.charges[SPIRIT] = 0  # 解药: 同时你失去【通灵】技能 (tonight's 通灵 has already been given)
     record(state, cmd)
-
-
-def check_faith(state: GameState, cmd: Command) -> None:
-    # 卫道 — 使其免疫技能【预言】; 每名角色整局游戏只能成为该技能的目标一次
-    need(state, cmd)
-    once_tonight(state, cmd, "卫道")
-    _once_per_target(state, GUARD_FAITH, cmd.targets[0], "卫道")
-
-
-def faith_targets(state: GameState, actor: str) -> Sequence[str]:
-    """`SkillSpec.candidates` of 卫道: 每名角色整局游戏只能成为该技能的目标一次 (itself allowed)."""
-    return _not_yet_targeted(state, GUARD_FAITH)
-
-
-def check_redeem(state: GameState, cmd: Command) -> None:
-    # 救赎 — 使其次日白天免于被票出局; 每名角色整局游戏只能成为该技能的目标一次
-    need(state, cmd)
-    once_tonight(state, cmd, "救赎")
-    _once_per_target(state, REDEEM, cmd.targets[0], "救赎")
-
-
-def redeem_targets(state: GameState, actor: str) -> Sequence[str]:
-    """`SkillSpec.candidates` of 救赎: 每名角色整局游戏只能成为该技能的目标一次 (itself allowed)."""
-    return _not_yet_targeted(state, REDEEM)
 
 
 def check_power(state: GameState, cmd: Command) -> None:
@@ -634,18 +591,13 @@ def close_checks(state: GameState) -> None:
     then the 女巫's 【通灵】 (the 女巫 acts by 22:30 knowing tonight's 指杀 targets)."""
     data = ext(state)
     voided = withered(state)
-    faith = data.tonight.get(GUARD_FAITH, (None, None))[1]
     for skill in (CHECK, TIANYAN):
         if skill not in data.tonight:
             continue
         actor, target = data.tonight[skill]
         if skill == TIANYAN and actor == voided:
             continue  # 摇落: 天眼 voided
-        if target == faith:
-            result = "免疫"  # 卫道
-            data.stats.faith_blocks += 1
-        else:
-            result = check_result(state, target)
+        result = nun.faith_answer(state, target) or check_result(state, target)  # 卫道: 免疫
         feedback(state, actor, "预言", target, result, f"你预言了{target}：{result}。")
         data.stats.checks.append(CheckRecord(state.phase.number, actor, skill, target, result))
     # 通灵<锁定技> — 会得知当晚被指杀的目标 (every 杀人/撕咬 target, guarded or not)
@@ -758,8 +710,7 @@ def settle_night(state: GameState) -> None:
             t.statuses.add(FAKE_DEATH)
             check_outcome(state)
     slanderer.settle_night(state)
-    redeem = tonight.get(REDEEM)
-    data.redeemed = (state.phase.number + 1, redeem[1]) if redeem else None
+    nun.settle_night(state)  # 救赎
 
 
 def lose_skills(state: GameState, names: list[str]) -> None:
@@ -1001,10 +952,7 @@ def resolve_vote(state: GameState) -> None:
     """One character with the most: out, unless 救赎; a tie: the 替罪羊 (冤死) instead, else no one."""
     counts = vote_counts(state)
     top = top_of(counts)
-    day = state.phase.number
     data = ext(state)
-    redeemed = data.redeemed
-    redeem_target = redeemed[1] if redeemed and redeemed[0] == day else None
     # achievements: who would have gone out without 血统 (诽谤: `judge_vote_out`)
     no_blood = _single_top(vote_counts(state, bloodline=False))
     if no_blood is not None and state.chars[no_blood].role == ALPHA and top != [no_blood]:
@@ -1012,8 +960,7 @@ def resolve_vote(state: GameState) -> None:
     if len(top) == 1:
         target = top[0]
         c = state.chars[target]
-        if target == redeem_target:
-            data.stats.redeem_blocks += 1
+        if nun.redeems(state, target):
             announce(state, f"{state.phase.label}投票结束，无人出局。")
             return
         slanderer.judge_vote_out(state, counts, target)
@@ -1191,19 +1138,8 @@ SKILLS = {
         ),
         SkillSpec(WITHER, "摇落", _N, ONE_TARGET, check_wither, apply_spend, stage="2200", candidates=alive_targets),
         SkillSpec(FINALE, "曲尽", _N, ONE_TARGET, check_finale, apply_record, stage="2200", candidates=finale_targets),
-        SkillSpec(
-            GUARD_FAITH,
-            "卫道",
-            _N,
-            ONE_TARGET,
-            check_faith,
-            apply_targeted_once,
-            stage="2200",
-            candidates=faith_targets,
-        ),
-        SkillSpec(
-            REDEEM, "救赎", _N, ONE_TARGET, check_redeem, apply_targeted_once, stage="2245", candidates=redeem_targets
-        ),
+        nun.FAITH_SKILL,
+        nun.REDEEM_SKILL,
         SkillSpec(CONFESS, "忏悔", _D, ONE_TARGET, check_confess, apply_confess, candidates=other_alive_targets),
         SkillSpec(MARTYRDOM, "死节", _DN, NO_TARGET, check_martyrdom, apply_martyrdom, audience="public"),
         SkillSpec(
@@ -1311,7 +1247,7 @@ ROLES = (
     Role(ALPHA, "头狼", WOLF),  # 血统<锁定技>, 枭首<锁定技>
     Role(BLACK_WOLF, "黑狼", WOLF),  # 杀人 (`killer_of`)
     Role(ENVOY, "狼使", WOLF, skills=(MISSION,), charges=((MISSION, 1),)),  # 出使<限定技>
-    Role(NUN, "修女", WOLF, skills=(GUARD_FAITH, REDEEM)),  # 卫道, 救赎
+    nun.ROLE,  # 卫道, 救赎
     # 吹笛, 断肠<限定技>, 摇落<限定技>, 曲尽
     Role(PIPER, "吹笛者", PIPERS, skills=(PIPE, HEARTBREAK, WITHER, FINALE), charges=((HEARTBREAK, 1), (WITHER, 1))),
     Role(CUPID, "丘比特", VILLAGE, skills=(ARROW,)),  # 爱神之箭

@@ -19,7 +19,7 @@ from banshe.engine.core import top_of
 from banshe.engine.model import NIGHT, GameState
 from banshe.engine.ruleset import ONE_TARGET, Role, SkillSpec, alive_targets
 
-from .common import apply_record, need, once_tonight, valid, vote_target_ok
+from .common import apply_record, need, once_tonight, tier, valid, vote_target_ok
 from .roles import SLANDERER, VILLAGE
 from .state import SlanderState, ext
 
@@ -99,8 +99,7 @@ def voted_out(state: GameState, name: str) -> None:
 def achievement(state: GameState) -> tuple[str, str, int]:
     """The 诽谤者's row of 成就奖励: (family, title, points)."""
     hits = ext(state).slander.hits
-    tier = max((points for n, points in SLANDER_HITS.items() if hits >= n), default=0)
-    return "诽谤", f"【诽谤】使{hits}名非村民阵营角色出局", tier
+    return "诽谤", f"【诽谤】使{hits}名非村民阵营角色出局", tier(SLANDER_HITS, hits)
 
 
 def count_effects(state: GameState, effects: Counter[str], prefix: str) -> None:

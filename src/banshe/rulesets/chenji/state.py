@@ -52,6 +52,16 @@ class SlanderState:
         return self if self.hit is None else SlanderState(self.marked, None, self.hits)
 
 
+@dataclass(frozen=True, slots=True)
+class NunState:
+    """修女's data (its rules: `nun.py`). Immutable: a clone of the game shares it, and a change
+    makes a new one."""
+
+    redeemed: tuple[int, str] | None = None  # the last night's 救赎: (the day it counts, target)
+    redeem_blocks: int = 0  # 救赎 格挡投票, for the 成就 and the effect counter
+    faith_blocks: int = 0  # 卫道 格挡预言, for the 成就 and the effect counter
+
+
 @dataclass
 class ChenjiStats:
     """The director's counters for the achievements (成就奖励) and the simulator's effect counters."""
@@ -63,8 +73,6 @@ class ChenjiStats:
     rebels_voted: list[str] = field(default_factory=list)  # 乱民 voted out
     shield_blocks: int = 0  # 守护之盾 格挡指杀
     mute_blocks: int = 0  # 隔音之盾 格挡吹笛
-    faith_blocks: int = 0  # 卫道 格挡预言
-    redeem_blocks: int = 0  # 救赎 格挡投票
     bloodline_saves: int = 0  # 血统 免于出局
     heartbreak_effective: int = 0  # 断肠 有效发动
     wither_effective: int = 0  # 摇落 有效发动
@@ -84,8 +92,6 @@ class ChenjiStats:
             list(self.rebels_voted),
             self.shield_blocks,
             self.mute_blocks,
-            self.faith_blocks,
-            self.redeem_blocks,
             self.bloodline_saves,
             self.heartbreak_effective,
             self.wither_effective,
@@ -110,7 +116,7 @@ class ChenjiState(RulesetState):
     targeted: dict[str, list[str]] = field(default_factory=dict)  # skill -> its targets (整局只能一次)
     bitten_pairs: list[int] = field(default_factory=list)  # 撕咬: the pairs of nights used
     slander: SlanderState = SlanderState()  # 诽谤者 (`slanderer.py`; its `hit` belongs to this phase)
-    redeemed: tuple[int, str] | None = None  # 救赎: (the day it counts, target)
+    nun: NunState = NunState()  # 修女 (`nun.py`)
     award_votes: dict[str, str] = field(default_factory=dict)  # 评奖: voter -> nominee
     predictions: list[Prediction] = field(default_factory=list)  # 预想, in order
     sheets: dict[str, dict[str, str]] = field(default_factory=dict)  # 身份表: author -> {角色: 身份}
@@ -133,7 +139,7 @@ class ChenjiState(RulesetState):
             {k: list(v) for k, v in self.targeted.items()},
             list(self.bitten_pairs),
             self.slander,  # immutable: shared
-            self.redeemed,
+            self.nun,  # immutable: shared
             dict(self.award_votes),
             list(self.predictions),
             {k: dict(v) for k, v in self.sheets.items()},
