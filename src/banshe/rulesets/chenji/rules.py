@@ -1,7 +1,9 @@
 """沉寂与取酒 V1.5 — seed `000_b72e015fab06684e.txt`, with `shared/spec/rulings.md` and docs/rulings.md.
 
 Each skill is a small check/apply pair citing its rule; the night settles in one task in the
-rulings' order; achievements are computed from the log in `achievements.py`.
+rulings' order; achievements are computed from the log in `achievements.py`. An identity written
+in its own module (`slanderer.py` 诽谤者, `nun.py` 修女) is only registered here: its `ROLE`, its
+skills, and a call where its rule acts (the night, the 预言 answer, the vote).
 """
 
 from __future__ import annotations
