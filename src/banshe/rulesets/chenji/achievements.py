@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 
 from banshe.engine.model import GameState
 
+from . import nun, slanderer
+from .common import tier
 from .roles import (
     ALPHA,
     CAMP_NAMES,
@@ -46,9 +48,7 @@ SHEET_TIERS = ((1.0, 80), (0.9, 40), (0.8, 20), (0.7, 10), (0.6, 5))
 # tiers shared by several 鞠躬尽瘁 rows: count → points
 TOTAL_MATCH = {1: 1, 2: 4, 3: 7, 4: 10}  # 所有…结果与预想相同N次
 RUN_MATCH = {2: 5, 3: 20, 4: 60}  # 连续…结果与预想相同N次
-BLOCKS = {1: 2, 2: 10, 3: 50, 4: 200}  # 成功格挡住N次 (守卫, 卫道) / 诽谤
-REDEEM_BLOCKS = {1: 1, 2: 4, 3: 7, 4: 10}  # 修女【救赎】
-SLANDER_HITS = {1: 1, 2: 10, 3: 50, 4: 200}
+BLOCKS = {1: 2, 2: 10, 3: 50, 4: 200}  # 成功格挡住N次 (守卫)
 # roles with their own rows; 其他村民阵营身份 are the rest of 村民阵营
 LISTED = (SEER, SILENT, WITCH, ELDER, GUARD, HUNTER, IDIOT, PRINCESS, SLANDERER)
 
@@ -76,15 +76,6 @@ class Settlement:
     coins: dict[str, float]
     total_coins: int
     per_point: float
-
-
-def _tier(table: dict[int, int], n: int) -> int:
-    """Points for a count, capped at the table's top row (4次 and more)."""
-    best = 0
-    for k, v in table.items():
-        if n >= k:
-            best = max(best, v)
-    return best
 
 
 def _longest_run(flags: list[bool]) -> int:
@@ -177,9 +168,9 @@ def compute_awards(state: GameState, post: PostGame | None = None) -> list[Award
     checks = s.checks
     for actor in dict.fromkeys(e.actor for e in checks):
         ok = _matches(state, actor, _checked(checks, actor, "check"))
-        give(actor, "预言与预想相同", f"预言结果与预想相同{sum(ok)}次", _tier(TOTAL_MATCH, sum(ok)))
+        give(actor, "预言与预想相同", f"预言结果与预想相同{sum(ok)}次", tier(TOTAL_MATCH, sum(ok)))
         run = _longest_run(ok)
-        give(actor, "预言与预想相同", f"连续{run}次预言结果与预想相同", _tier(RUN_MATCH, run))
+        give(actor, "预言与预想相同", f"连续{run}次预言结果与预想相同", tier(RUN_MATCH, run))
         if any(_matches(state, actor, _checked(checks, actor, "tianyan"))):
             give(actor, "天眼", "发动【天眼】，反馈结果与预想相同", 5)
     witch = holder(WITCH)
@@ -196,13 +187,13 @@ def compute_awards(state: GameState, post: PostGame | None = None) -> list[Award
             guard,
             "神圣之盾",
             f"【神圣之盾】格挡{s.shield_blocks}次指杀",
-            _tier(BLOCKS, s.shield_blocks),
+            tier(BLOCKS, s.shield_blocks),
         )
         give(
             guard,
             "隔音之盾",
             f"【隔音之盾】格挡{s.mute_blocks}次吹笛",
-            _tier(BLOCKS, s.mute_blocks),
+            tier(BLOCKS, s.mute_blocks),
         )
     hunter = holder(HUNTER)
     if hunter and not chars[hunter].alive:
@@ -215,10 +206,9 @@ def compute_awards(state: GameState, post: PostGame | None = None) -> list[Award
     princess = holder(PRINCESS)
     if princess and s.pure_privileged:
         give(princess, "纯真", "成功发动【纯真】，代替特权身份出局", 10)
-    slanderer = holder(SLANDERER)
-    if slanderer:
-        hits = s.slander_hits
-        give(slanderer, "诽谤", f"【诽谤】使{hits}名非村民阵营角色出局", _tier(SLANDER_HITS, hits))
+    slanderer_seat = holder(SLANDERER)
+    if slanderer_seat:
+        give(slanderer_seat, *slanderer.achievement(state))
     for n in s.killed_villagers:
         if chars[n].role not in LISTED and chars[n].camp == VILLAGE:
             give(n, "夜晚指杀出局", "在游戏日夜晚由于指杀出局", 1)
@@ -227,9 +217,9 @@ def compute_awards(state: GameState, post: PostGame | None = None) -> list[Award
             give(n, "乱民", "在游戏日白天由于投票出局", 5)
     for actor in dict.fromkeys(e.actor for e in s.kills):
         ok = _matches(state, actor, _killed(state, s.kills, actor))
-        give(actor, "指杀与预想相同", f"指杀结果与预想相同{sum(ok)}次", _tier(TOTAL_MATCH, sum(ok)))
+        give(actor, "指杀与预想相同", f"指杀结果与预想相同{sum(ok)}次", tier(TOTAL_MATCH, sum(ok)))
         run = _longest_run(ok)
-        give(actor, "指杀与预想相同", f"连续{run}次指杀结果与预想相同", _tier(RUN_MATCH, run))
+        give(actor, "指杀与预想相同", f"连续{run}次指杀结果与预想相同", tier(RUN_MATCH, run))
     alpha = holder(ALPHA)
     if alpha:
         if s.bloodline_saves:
@@ -238,15 +228,10 @@ def compute_awards(state: GameState, post: PostGame | None = None) -> list[Award
             give(alpha, "头狼结局", "在游戏结束时存活", 10)
         elif not s.beheaded:
             give(alpha, "头狼结局", "在游戏结束时已出局且【枭首】未被触发", 7)
-    nun = holder(NUN)
-    if nun:
-        give(
-            nun,
-            "救赎",
-            f"【救赎】格挡{s.redeem_blocks}次投票",
-            _tier(REDEEM_BLOCKS, s.redeem_blocks),
-        )
-        give(nun, "卫道", f"【卫道】格挡{s.faith_blocks}次预言", _tier(BLOCKS, s.faith_blocks))
+    nun_seat = holder(NUN)
+    if nun_seat:
+        for row in nun.achievements(state):
+            give(nun_seat, *row)
     piper = holder(PIPER)
     if piper:
         if s.heartbreak_effective:

@@ -18,8 +18,7 @@ to 遗言 (预想, 身份表 and 出使 are never posted on its behalf).
   pack's standing 杀人 target; alone a random player that is not a wolf (it was told the wolves).
 - 黑狼 (or whoever holds 杀人): the sheriff first, then a random non-mate; once the target is named
   the others agree. Heirs (指认) are pack mates.
-- 修女: 卫道 on a pack mate not yet covered (itself last), 救赎 on the mate with most votes today
-  (each target once per game).
+- 修女: its module's `decide` (`nun.py`).
 - 狼使: 出使 once, on 第1天, sending the pack's names so the 吹笛者 pipes the town first.
 - 狼人 on 第1天 vote a random non-mate (a block vote for a mate would give the pack away).
 - 乱民 (狼人阵营, knows nobody): votes a player a published check calls 村民, else the day's leader.
@@ -34,7 +33,7 @@ to 遗言 (预想, 身份表 and 出使 are never posted on its behalf).
 - 猎人: 最后一枪 at a known bad player; when voted out by day, at one of that day's voters.
 - 权力魔术师: 弄权 once the sheriff is known bad (or gone): to a known-good player, else himself.
 - 善良的小公主: 纯真 only for the sheriff or a known-good player named among tonight's targets.
-- 诽谤者: 诽谤 a known bad player, else the day's most-voted player who is not known good.
+- 诽谤者: its module's `decide` (`slanderer.py`).
 - 刺客: 行刺 a known wolf (a check saying 狼人) by day; never on a guess (a miss costs his life).
 - 忏悔者: 忏悔 once to the sheriff (not known bad) from 第2天, so the vote leader trusts him.
 - 死士: never 死节 (it would only take a village vote away); plays the town.
@@ -57,6 +56,9 @@ from banshe.engine.actions import ActionSet
 from banshe.engine.commands import CHANGE_VOTE, VOTE, Command
 from banshe.engine.model import DAY, NIGHT, START, GameState
 
+from . import nun, slanderer
+from .common import LOVER_GROUP, WITHER, WOLF_GROUP
+from .nun import GUARD_FAITH, REDEEM
 from .roles import (
     ASSASSIN,
     CONFESSOR,
@@ -80,12 +82,10 @@ from .rules import (
     CHENJI,
     CONFESS,
     FINALE,
-    GUARD_FAITH,
     HEARTBREAK,
     HEIR,
     ID_SHEET,
     KILL,
-    LOVER_GROUP,
     MARTYRDOM,
     MISSION,
     MUTE,
@@ -94,17 +94,14 @@ from .rules import (
     POWER,
     PREDICT,
     PURE,
-    REDEEM,
     REJOIN,
     SHIELD,
     SHOOT,
-    SLANDER,
     STAB,
     SUCCEED,
     TIANYAN,
-    WITHER,
-    WOLF_GROUP,
 )
+from .slanderer import SLANDER
 
 # the identities that hold a rationed skill (`ROLES`): every other seat's moves pass untouched
 _RATIONED = CHENJI.holders_table[MARTYRDOM] | CHENJI.holders_table[STAB]
@@ -197,17 +194,6 @@ def _today_votes_on(agent: HeuristicAgent, target: str) -> list[str]:
     return [v for v, t in agent.k.votes.items() if t == target]
 
 
-def _most_voted(agent: HeuristicAgent, pool: set[str]) -> str | None:
-    counts: dict[str, int] = {}
-    for t in agent.k.votes.values():
-        if t in pool:
-            counts[t] = counts.get(t, 0) + 1
-    if not counts:
-        return None
-    best = max(counts.values())
-    return next(t for t, v in counts.items() if v == best)
-
-
 @register("chenji")
 def decide(agent: HeuristicAgent, obs: Observation) -> Any:
     _confessed(agent)
@@ -262,18 +248,7 @@ def _night(agent: HeuristicAgent, obs: Observation, skills: set[str]) -> Command
     if BITE in skills:
         return _bite(agent, obs)
     if role == NUN:
-        if GUARD_FAITH in skills:
-            pack = _pack(obs)
-            cands = agent.targets(obs, GUARD_FAITH)
-            mates = [t for t in cands if t in pack and t != agent.seat]
-            target = agent.pick(mates) or (agent.seat if agent.seat in cands else None)
-            return agent.command(GUARD_FAITH, target) if target else None
-        if REDEEM in skills:
-            pack = _pack(obs) | {agent.seat}
-            cands = [t for t in agent.targets(obs, REDEEM) if t in pack]
-            voted = _most_voted(agent, set(cands))
-            target = voted or agent.pick(cands)
-            return agent.command(REDEEM, target) if target else None
+        return nun.decide(agent, obs, skills)
     if role == WITCH and ANTIDOTE in skills and k.lists_phase.get("通灵") == obs.phase.label:
         attacked = [t for t in k.lists.get("通灵", []) if t != agent.seat and t not in k.bad]
         if attacked and attacked[0] in agent.targets(obs, ANTIDOTE):
@@ -307,10 +282,7 @@ def _night(agent: HeuristicAgent, obs: Observation, skills: set[str]) -> Command
         keep = [t for t in cands if (t == obs.sheriff or t in k.good) and t not in k.bad and t != agent.seat]
         return agent.command(PURE, keep[0]) if keep else None
     if role == SLANDERER and SLANDER in skills:
-        cands = [t for t in agent.targets(obs, SLANDER) if t not in friends]
-        bad = [t for t in cands if t in k.bad]
-        target = agent.pick(bad) or _most_voted(agent, {t for t in cands if t not in k.good})
-        return agent.command(SLANDER, target) if target else None
+        return slanderer.decide(agent, obs, friends)
     return None
 
 

@@ -1,7 +1,7 @@
 """沉寂与取酒 effect counters: what each identity's key skill achieved in a finished game.
 
 Read from the game's log (accepted commands, outs, announcements), the director's own
-counters in `ChenjiState.stats` (格挡, 诽谤 …, kept for the achievements) and the final
+counters in `ChenjiState.stats` (格挡 …, kept for the achievements) and the final
 characters; nothing is changed. Keys are `沉寂与取酒\t<what>`; each counts events over the
 games (a skill used twice in one game counts twice). The simulator finds this module as the
 ruleset package's `effects` (`banshe.sim.effects`).
@@ -15,6 +15,7 @@ from banshe.agents.effects import register_effects
 from banshe.engine.events import ACCEPTED
 from banshe.engine.model import NIGHT, GameState
 
+from . import nun, slanderer
 from .roles import CAMP_NAMES, CITIZEN, LOVERS, PIPER, REBEL, WHITE, WHITE_WOLF, WOLF, WOLVES
 from .state import ext
 
@@ -43,13 +44,10 @@ def chenji_effects(state: GameState, effects: Counter[str]) -> None:
         for t in targets:
             gone = t in outs_by_night.get(night, set())
             effects[P + "指杀目标：" + ("当晚出局" if gone else "当晚未出局")] += 1
-    # 守护之盾 / 隔音之盾 / 卫道 / 救赎 / 诽谤 / 血统 / 断肠 / 摇落 (the director's own counters)
+    # 守护之盾 / 隔音之盾 / 血统 / 断肠 / 摇落 (the director's own counters)
     blocks = (
         (stats.shield_blocks, "守护之盾：挡下指杀"),
         (stats.mute_blocks, "隔音之盾：挡下吹笛"),
-        (stats.faith_blocks, "卫道：挡下预言"),
-        (stats.redeem_blocks, "救赎：免于票出"),
-        (stats.slander_hits, "诽谤：使非村民阵营角色票出"),
         (stats.bloodline_saves, "血统：头狼免于票出"),
         (stats.heartbreak_effective, "断肠：目标失去技能"),
         (stats.wither_effective, "摇落：目标技能无效"),
@@ -81,8 +79,6 @@ def chenji_effects(state: GameState, effects: Counter[str]) -> None:
             effects[P + "弄权：警长交给" + _camp_word(state, picked[0])] += 1
         elif skill == "confess":
             effects[P + "忏悔：亮给" + _camp_word(state, picked[0])] += 1
-        elif skill == "slander":
-            effects[P + "诽谤：发动"] += 1
         elif skill == "pipe":
             effects[P + "吹笛：发动"] += 1
         elif skill == "mission":
@@ -113,6 +109,8 @@ def chenji_effects(state: GameState, effects: Counter[str]) -> None:
     for o in state.outs:
         if o.cause == "冤死":
             effects[P + "冤死：替罪羊代替出局"] += 1
+    nun.count_effects(state, effects, P)
+    slanderer.count_effects(state, effects, P)
 
 
 def _night_number(label: str) -> int | None:

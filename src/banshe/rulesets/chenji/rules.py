@@ -1,7 +1,9 @@
 """沉寂与取酒 V1.5 — seed `000_b72e015fab06684e.txt`, with `shared/spec/rulings.md` and docs/rulings.md.
 
 Each skill is a small check/apply pair citing its rule; the night settles in one task in the
-rulings' order; achievements are computed from the log in `achievements.py`.
+rulings' order; achievements are computed from the log in `achievements.py`. An identity written
+in its own module (`slanderer.py` 诽谤者, `nun.py` 修女) is only registered here: its `ROLE`, its
+skills, and a call where its rule acts (the night, the 预言 answer, the vote).
 """
 
 from __future__ import annotations
@@ -51,6 +53,25 @@ from banshe.engine.ruleset import (
 from banshe.library.board import Board, role_params
 from banshe.library.roles import hunter
 
+from . import nun, slanderer
+from .common import (
+    DYING,
+    FAKE_DEATH,
+    LOVER_GROUP,
+    MAD,
+    STATUS_NAMES,
+    WITHER,
+    WOLF_GROUP,
+    apply_record,
+    apply_targeted_once,
+    need,
+    not_yet_targeted,
+    once_per_target,
+    once_tonight,
+    record,
+    valid,
+    withered,
+)
 from .roles import (
     ALPHA,
     ASSASSIN,
@@ -82,7 +103,6 @@ from .roles import (
     SCAPEGOAT,
     SEER,
     SILENT,
-    SLANDERER,
     UNIQUE,
     VILLAGE,
     WHITE,
@@ -99,12 +119,11 @@ from .state import CheckRecord, ChenjiSeat, ChenjiState, KillRecord, Prediction,
 ARROW, REJOIN, CHECK, TIANYAN, ANTIDOTE, POISON = "arrow", "rejoin", "check", "tianyan", "antidote", "poison"
 SHIELD, MUTE, FEIGN, POWER, PURE = "shield", "mute", "feign", "power", "pure"
 SHOOT = hunter.SHOOT  # 最后一枪: the library's 猎人
-SLANDER, HEIR, CONFESS, MARTYRDOM, STAB = "slander", "heir", "confess", "martyrdom", "stab"
-BITE, KILL, MISSION, REDEEM, GUARD_FAITH = "bite", "kill", "mission", "redeem", "guard_faith"
-PIPE, HEARTBREAK, WITHER, FINALE, SUCCEED, LAST_WORDS = (
+HEIR, CONFESS, MARTYRDOM, STAB = "heir", "confess", "martyrdom", "stab"
+BITE, KILL, MISSION = "bite", "kill", "mission"
+PIPE, HEARTBREAK, FINALE, SUCCEED, LAST_WORDS = (
     "pipe",
     "heartbreak",
-    "wither",
     "finale",
     "succeed",
     "last_words",
@@ -112,13 +131,8 @@ PIPE, HEARTBREAK, WITHER, FINALE, SUCCEED, LAST_WORDS = (
 PREDICT, ID_SHEET = "predict", "id_sheet"
 SPIRIT, ZHIJI = "spirit", "zhiji"  # 通灵, 志继: locked skills held as charges
 
-# statuses
-DYING, MAD, FAKE_DEATH = "dying", "mad", "fake_death"
-STATUS_NAMES = {DYING: "濒死", MAD: "癫狂", FAKE_DEATH: "假死"}
-
 LAST_WORDS_COUNT = 5  # 只有前5名出局者有遗言
 KILL_CAUSES = ("杀人", "撕咬")
-WOLF_GROUP, LOVER_GROUP = "wolves", "lovers"
 OPTION_COINS = "竞拍金币总额"
 
 
@@ -166,50 +180,6 @@ def report(state: GameState, text: str) -> None:
         next_day(state, text)
 
 
-def _once_per_target(state: GameState, skill: str, target: str, name: str) -> None:
-    used = ext(state).targeted.get(skill, [])
-    if target in used:
-        raise IllegalCommand(f"{target}已经成为过<{name}>的目标，每名角色整局只能成为该技能的目标一次")
-
-
-def _not_yet_targeted(state: GameState, skill: str) -> Sequence[str]:
-    """The characters in the game not yet a target of `skill` (`_once_per_target`), in seating order."""
-    used = ext(state).targeted.get(skill)
-    if not used:
-        return state.living()
-    return [n for n in state.living() if n not in used]
-
-
-def _mark_target(state: GameState, skill: str, target: str) -> None:
-    ext(state).targeted.setdefault(skill, []).append(target)
-
-
-def _once_tonight(state: GameState, cmd: Command, name: str) -> None:
-    if (cmd.skill, cmd.actor) in ext(state).used:
-        raise IllegalCommand(f"{cmd.actor}今晚已经发动过<{name}>")
-
-
-def _record(state: GameState, cmd: Command) -> None:
-    """Remember tonight's submission: tonight[skill] = (actor, target), in arrival order in `order`."""
-    data = ext(state)
-    target = cmd.targets[0]  # one target (the shape is checked)
-    data.used.append((cmd.skill, cmd.actor))
-    data.tonight[cmd.skill] = (cmd.actor, target)
-    data.order.append((cmd.skill, cmd.actor, target))
-
-
-def _need(state: GameState, cmd: Command) -> Character:
-    """The actor holds the skill: his identity lists it (`ROLES`) and he has not lost his skills."""
-    c = state.chars[cmd.actor]
-    holders = CHENJI.holders_table[cmd.skill]
-    if c.role not in holders:
-        who = "或".join(r.name for r in ROLES if r.id in holders)
-        raise IllegalCommand(f"{cmd.actor}不是{who}，不能发动<{CHENJI.skill_name(cmd.skill)}>")
-    if c.skills_lost:
-        raise IllegalCommand(f"{cmd.actor}已失去技能，不能发动<{CHENJI.skill_name(cmd.skill)}>")
-    return c
-
-
 def _need_charge(c: Character, skill: str, name: str) -> None:
     if not c.has_charge(skill):
         raise IllegalCommand(f"<{name}>是限定技，已经用过了")
@@ -223,7 +193,7 @@ def _other(cmd: Command, name: str) -> None:
 # -- 开局: 爱神之箭, 归群 ------------------------------------------------------------------------
 def check_arrow(state: GameState, cmd: Command) -> None:
     # 爱神之箭 — 游戏开始时，爱神须选择两名角色 (rulings: two distinct characters, itself allowed)
-    _need(state, cmd)
+    need(state, cmd)
     if ext(state).arrow is not None:
         raise IllegalCommand("爱神已经选择了情侣")
     if len(cmd.targets) != 2 or cmd.targets[0] == cmd.targets[1]:
@@ -244,7 +214,7 @@ def tell_white_wolf(state: GameState) -> None:
 
 def check_rejoin(state: GameState, cmd: Command) -> None:
     # 归群 — 游戏开始时，你得知所有狼人名单，此时你可以选择加入狼队
-    _need(state, cmd)
+    need(state, cmd)
     if ext(state).rejoin is not None:
         raise IllegalCommand("白狼已经选择归群")
 
@@ -300,13 +270,13 @@ def settle_start(state: GameState) -> None:
 # -- night skills ------------------------------------------------------------------------------
 def check_check(state: GameState, cmd: Command) -> None:
     # 预言 — 游戏日夜晚，你可以选择一名角色查验其身份
-    _need(state, cmd)
-    _once_tonight(state, cmd, "预言")
+    need(state, cmd)
+    once_tonight(state, cmd, "预言")
 
 
 def check_tianyan(state: GameState, cmd: Command) -> None:
     # 天眼<限定技> — 你获得技能【预言】，并失去技能【志继】 (rulings: one check)
-    c = _need(state, cmd)
+    c = need(state, cmd)
     _need_charge(c, TIANYAN, "天眼")
 
 
@@ -314,7 +284,7 @@ def apply_tianyan(state: GameState, cmd: Command) -> None:
     c = state.chars[cmd.actor]
     c.spend(TIANYAN)
     c.charges[ZHIJI] = 0
-    _record(state, cmd)
+    record(state, cmd)
 
 
 def check_result(state: GameState, target: str) -> str:
@@ -331,45 +301,40 @@ def check_result(state: GameState, target: str) -> str:
 
 def check_shield(state: GameState, cmd: Command) -> None:
     # 守护之盾 — 每名角色整局游戏只能成为该技能的目标一次
-    _need(state, cmd)
-    _once_tonight(state, cmd, "守护之盾")
-    _once_per_target(state, SHIELD, cmd.targets[0], "守护之盾")
+    need(state, cmd)
+    once_tonight(state, cmd, "守护之盾")
+    once_per_target(state, SHIELD, cmd.targets[0], "守护之盾")
 
 
 def shield_targets(state: GameState, actor: str) -> Sequence[str]:
     """`SkillSpec.candidates` of 守护之盾: 每名角色整局游戏只能成为该技能的目标一次 (itself allowed)."""
-    return _not_yet_targeted(state, SHIELD)
+    return not_yet_targeted(state, SHIELD)
 
 
 def check_mute(state: GameState, cmd: Command) -> None:
     # 隔音之盾 — 每名角色整局游戏只能成为该技能的目标一次
-    _need(state, cmd)
-    _once_tonight(state, cmd, "隔音之盾")
-    _once_per_target(state, MUTE, cmd.targets[0], "隔音之盾")
+    need(state, cmd)
+    once_tonight(state, cmd, "隔音之盾")
+    once_per_target(state, MUTE, cmd.targets[0], "隔音之盾")
 
 
 def mute_targets(state: GameState, actor: str) -> Sequence[str]:
     """`SkillSpec.candidates` of 隔音之盾: 每名角色整局游戏只能成为该技能的目标一次 (itself allowed)."""
-    return _not_yet_targeted(state, MUTE)
-
-
-def apply_targeted_once(state: GameState, cmd: Command) -> None:
-    _mark_target(state, cmd.skill, cmd.targets[0])
-    _record(state, cmd)
+    return not_yet_targeted(state, MUTE)
 
 
 def check_pipe(state: GameState, cmd: Command) -> None:
     # 吹笛 — 游戏日夜晚，吹笛可以选择一名角色; 曲尽: 可以放弃发动【吹笛】
-    _need(state, cmd)
-    _once_tonight(state, cmd, "吹笛")
+    need(state, cmd)
+    once_tonight(state, cmd, "吹笛")
     if FINALE in ext(state).tonight:
         raise IllegalCommand("今晚已经发动曲尽，不能再吹笛")
 
 
 def check_finale(state: GameState, cmd: Command) -> None:
     # 曲尽 — 可以放弃发动【吹笛】，并选择一名癫狂状态的角色，使之进入假死状态
-    _need(state, cmd)
-    _once_tonight(state, cmd, "曲尽")
+    need(state, cmd)
+    once_tonight(state, cmd, "曲尽")
     if PIPE in ext(state).tonight:
         raise IllegalCommand("今晚已经吹笛，不能再发动曲尽")
     t = state.chars[cmd.targets[0]]
@@ -384,7 +349,7 @@ def finale_targets(state: GameState, actor: str) -> list[str]:
 
 def check_heartbreak(state: GameState, cmd: Command) -> None:
     # 断肠<限定技> — 若该角色为普通身份，则该角色失去技能 (not 普通: accepted and spent)
-    c = _need(state, cmd)
+    c = need(state, cmd)
     _need_charge(c, HEARTBREAK, "断肠")
 
 
@@ -399,7 +364,7 @@ def apply_heartbreak(state: GameState, cmd: Command) -> None:
 
 def check_wither(state: GameState, cmd: Command) -> None:
     # 摇落<限定技> — 若该角色为普通身份，则该角色当晚发动的技能无效
-    c = _need(state, cmd)
+    c = need(state, cmd)
     _need_charge(c, WITHER, "摇落")
 
 
@@ -408,47 +373,13 @@ def apply_spend(state: GameState, cmd: Command) -> None:
     c.spend(cmd.skill)
     if cmd.skill == ANTIDOTE:
         c.charges[SPIRIT] = 0  # 解药: 同时你失去【通灵】技能 (tonight's 通灵 has already been given)
-    _record(state, cmd)
-
-
-def check_faith(state: GameState, cmd: Command) -> None:
-    # 卫道 — 使其免疫技能【预言】; 每名角色整局游戏只能成为该技能的目标一次
-    _need(state, cmd)
-    _once_tonight(state, cmd, "卫道")
-    _once_per_target(state, GUARD_FAITH, cmd.targets[0], "卫道")
-
-
-def faith_targets(state: GameState, actor: str) -> Sequence[str]:
-    """`SkillSpec.candidates` of 卫道: 每名角色整局游戏只能成为该技能的目标一次 (itself allowed)."""
-    return _not_yet_targeted(state, GUARD_FAITH)
-
-
-def check_redeem(state: GameState, cmd: Command) -> None:
-    # 救赎 — 使其次日白天免于被票出局; 每名角色整局游戏只能成为该技能的目标一次
-    _need(state, cmd)
-    _once_tonight(state, cmd, "救赎")
-    _once_per_target(state, REDEEM, cmd.targets[0], "救赎")
-
-
-def redeem_targets(state: GameState, actor: str) -> Sequence[str]:
-    """`SkillSpec.candidates` of 救赎: 每名角色整局游戏只能成为该技能的目标一次 (itself allowed)."""
-    return _not_yet_targeted(state, REDEEM)
+    record(state, cmd)
 
 
 def check_power(state: GameState, cmd: Command) -> None:
     # 弄权<限定技> — 将警长移交给该角色
-    c = _need(state, cmd)
+    c = need(state, cmd)
     _need_charge(c, POWER, "弄权")
-
-
-def check_slander(state: GameState, cmd: Command) -> None:
-    # 诽谤 — 游戏日夜晚，你可以选择一名角色
-    _need(state, cmd)
-    _once_tonight(state, cmd, "诽谤")
-
-
-def apply_record(state: GameState, cmd: Command) -> None:
-    _record(state, cmd)
 
 
 def killer_of(state: GameState) -> list[str]:
@@ -481,18 +412,18 @@ def _pair_of(state: GameState) -> int:
 
 def check_bite(state: GameState, cmd: Command) -> None:
     # 撕咬 — 游戏日每两晚中（1-2晚、3-4晚以此类推）选择一晚
-    _need(state, cmd)
+    need(state, cmd)
     if _pair_of(state) in ext(state).bitten_pairs:
         raise IllegalCommand("每两晚只能撕咬一次，本轮已经撕咬过了")
 
 
 def apply_bite(state: GameState, cmd: Command) -> None:
     ext(state).bitten_pairs.append(_pair_of(state))
-    _record(state, cmd)
+    record(state, cmd)
 
 
 def _witch_check(state: GameState, cmd: Command, skill: str, name: str) -> None:
-    c = _need(state, cmd)
+    c = need(state, cmd)
     _need_charge(c, skill, name)
     _other(cmd, name)  # 选择一名其他角色 (解药不能对自己使用, FAQ 2)
 
@@ -509,7 +440,7 @@ def check_poison(state: GameState, cmd: Command) -> None:
 
 def check_pure(state: GameState, cmd: Command) -> None:
     # 纯真<限定技> — 代替当晚被狼人指杀的角色出局
-    c = _need(state, cmd)
+    c = need(state, cmd)
     _need_charge(c, PURE, "纯真")
     _other(cmd, "纯真")
     # 若当晚无人出局，则不产生任何效果: the 小公主 is not told tonight's 指杀 targets (only the
@@ -519,7 +450,7 @@ def check_pure(state: GameState, cmd: Command) -> None:
 # -- day skills --------------------------------------------------------------------------------
 def check_confess(state: GameState, cmd: Command) -> None:
     # 忏悔<限定技> — 游戏日白天，将自己的身份亮给任意其他角色查看
-    c = _need(state, cmd)
+    c = need(state, cmd)
     _need_charge(c, CONFESS, "忏悔")
     _other(cmd, "忏悔")
 
@@ -532,7 +463,7 @@ def apply_confess(state: GameState, cmd: Command) -> None:
 
 def check_martyrdom(state: GameState, cmd: Command) -> None:
     # 死节 — 你也可选择在任意时间亮明身份并立即出局
-    _need(state, cmd)
+    need(state, cmd)
 
 
 def apply_martyrdom(state: GameState, cmd: Command) -> None:
@@ -541,7 +472,7 @@ def apply_martyrdom(state: GameState, cmd: Command) -> None:
 
 def check_stab(state: GameState, cmd: Command) -> None:
     # 行刺<限定技> — 游戏日白天，刺杀一名其他角色
-    c = _need(state, cmd)
+    c = need(state, cmd)
     _need_charge(c, STAB, "行刺")
     _other(cmd, "行刺")
 
@@ -567,7 +498,7 @@ def not_envoy(state: GameState, cmd: Command) -> bool:
 
 def check_mission(state: GameState, cmd: Command) -> None:
     # 出使<限定技> — 通过导演向吹笛者发送一条信息，次日白天公示，但不公示内容
-    c = _need(state, cmd)
+    c = need(state, cmd)
     _need_charge(c, MISSION, "出使")
 
 
@@ -665,19 +596,14 @@ def close_checks(state: GameState) -> None:
     """22:15 closes (特权行使时间: 预言家【预言】、沉寂的先知者【天眼】…22:15之前): the 预言/天眼 results,
     then the 女巫's 【通灵】 (the 女巫 acts by 22:30 knowing tonight's 指杀 targets)."""
     data = ext(state)
-    voided = _withered(state)
-    faith = data.tonight.get(GUARD_FAITH, (None, None))[1]
+    voided = withered(state)
     for skill in (CHECK, TIANYAN):
         if skill not in data.tonight:
             continue
         actor, target = data.tonight[skill]
         if skill == TIANYAN and actor == voided:
             continue  # 摇落: 天眼 voided
-        if target == faith:
-            result = "免疫"  # 卫道
-            data.stats.faith_blocks += 1
-        else:
-            result = check_result(state, target)
+        result = nun.faith_answer(state, target) or check_result(state, target)  # 卫道: 免疫
         feedback(state, actor, "预言", target, result, f"你预言了{target}：{result}。")
         data.stats.checks.append(CheckRecord(state.phase.number, actor, skill, target, result))
     # 通灵<锁定技> — 会得知当晚被指杀的目标 (every 杀人/撕咬 target, guarded or not)
@@ -694,33 +620,13 @@ def close_checks(state: GameState) -> None:
             )
 
 
-def _withered(state: GameState) -> str | None:
-    """The 普通身份 whose skills of tonight 摇落 voids, if any."""
-    entry = ext(state).tonight.get(WITHER)
-    if entry is None:
-        return None
-    target = entry[1]
-    return target if state.chars[target].role in ORDINARY else None
-
-
-def _valid(state: GameState, skill: str) -> tuple[str, str] | None:
-    """Tonight's submission of `skill` unless 摇落 voided it."""
-    entry = ext(state).tonight.get(skill)
-    if entry is None:
-        return None
-    actor, target = entry
-    if actor == _withered(state):
-        return None
-    return actor, target
-
-
 def settle_night(state: GameState) -> None:
     """Rulings' order: 守护之盾 → 指杀 → (女巫 not out) 解药 → 纯真 → 毒药 → 濒死 out → 吹笛/曲尽."""
     data = ext(state)
     tonight = data.tonight
-    if WITHER in tonight and _withered(state):
+    if WITHER in tonight and withered(state):
         data.stats.wither_effective += 1
-    power = _valid(state, POWER)
+    power = valid(state, POWER)
     if power:
         change_sheriff(state, power[1])
         next_day(state, "警长替换")
@@ -729,7 +635,7 @@ def settle_night(state: GameState) -> None:
     for skill, actor, target in data.order:
         if skill not in (KILL, BITE):
             continue
-        if skill == KILL and actor == _withered(state):
+        if skill == KILL and actor == withered(state):
             continue
         data.stats.kills.append(KillRecord(state.phase.number, actor, skill, target))
         t = state.chars[target]
@@ -746,7 +652,7 @@ def settle_night(state: GameState) -> None:
                 t.statuses.add(DYING)
                 seat(t).dying_cause = "杀人" if skill == KILL else "撕咬"
                 dying.append(target)
-    pure = _valid(state, PURE)
+    pure = valid(state, PURE)
     witches = state.with_role(WITCH)
     witch = witches[0] if witches else None
     witch_works = False
@@ -811,10 +717,8 @@ def settle_night(state: GameState) -> None:
             t.statuses.discard(MAD)
             t.statuses.add(FAKE_DEATH)
             check_outcome(state)
-    slander = _valid(state, SLANDER)
-    data.slandered = (state.phase.number + 1, slander[1]) if slander else None
-    redeem = tonight.get(REDEEM)
-    data.redeemed = (state.phase.number + 1, redeem[1]) if redeem else None
+    slanderer.settle_night(state)
+    nun.settle_night(state)  # 救赎
 
 
 def lose_skills(state: GameState, names: list[str]) -> None:
@@ -1008,8 +912,7 @@ def _vote_out(state: GameState, name: str) -> None:
     data = ext(state)
     if state.chars[name].role == REBEL:
         data.stats.rebels_voted.append(name)
-    if data.slander_hit == name:
-        data.stats.slander_hits += 1  # 由于发动【诽谤】技能，使得一本不该出局的非村民阵营角色出局
+    slanderer.voted_out(state, name)  # 诽谤's 成就
     put_out(state, name, "投票")
 
 
@@ -1024,18 +927,11 @@ def elect(state: GameState) -> None:
     change_sheriff(state, winner)
 
 
-def vote_target_ok(state: GameState, name: str) -> bool:
-    """Alive and not 假死 (a 假死 character takes no part in the vote, 诽谤 included)."""
-    return state.is_alive(name) and FAKE_DEATH not in state.chars[name].statuses
-
-
-def vote_counts(state: GameState, slander: bool = True, bloodline: bool = True) -> dict[str, float]:
+def vote_counts(state: GameState, bloodline: bool = True) -> dict[str, float]:
     """FAQ 3: votes (警长 2, 装傻后的白痴 0), 诽谤 target +2, 头狼 -2 from day 2."""
     counts = tally(state, CHENJI)
     day = state.phase.number
-    slandered = ext(state).slandered
-    if slander and slandered and slandered[0] == day and vote_target_ok(state, slandered[1]):
-        counts[slandered[1]] = counts.get(slandered[1], 0.0) + 2
+    slanderer.add_votes(state, counts, day)
     if bloodline and day >= 2:
         for c in state.with_role(ALPHA):
             if c.alive and not c.skills_lost:
@@ -1052,24 +948,18 @@ def resolve_vote(state: GameState) -> None:
     """One character with the most: out, unless 救赎; a tie: the 替罪羊 (冤死) instead, else no one."""
     counts = vote_counts(state)
     top = top_of(counts)
-    day = state.phase.number
     data = ext(state)
-    redeemed = data.redeemed
-    redeem_target = redeemed[1] if redeemed and redeemed[0] == day else None
-    # achievements: who would have gone out without 诽谤 / 血统
-    plain = _single_top(vote_counts(state, slander=False))
+    # achievements: who would have gone out without 血统 (诽谤: `judge_vote_out`)
     no_blood = _single_top(vote_counts(state, bloodline=False))
     if no_blood is not None and state.chars[no_blood].role == ALPHA and top != [no_blood]:
         data.stats.bloodline_saves += 1
     if len(top) == 1:
         target = top[0]
         c = state.chars[target]
-        if target == redeem_target:
-            data.stats.redeem_blocks += 1
+        if nun.redeems(state, target):
             announce(state, f"{state.phase.label}投票结束，无人出局。")
             return
-        if plain != target and c.camp != VILLAGE:
-            data.slander_hit = target
+        slanderer.judge_vote_out(state, counts, target)
         if c.role == IDIOT and not c.skills_lost:
             announce(state, f"{state.phase.label}投票结束。")
             push_prompt(state, Prompt(target, FEIGN, "你即将因投票出局，是否发动装傻？"))
@@ -1218,7 +1108,7 @@ SKILLS = {
         ),
         SkillSpec(POWER, "弄权", _N, ONE_TARGET, check_power, apply_spend, stage="2215", candidates=alive_targets),
         SkillSpec(PURE, "纯真", _N, ONE_TARGET, check_pure, apply_spend, stage="2245", candidates=other_alive_targets),
-        SkillSpec(SLANDER, "诽谤", _N, ONE_TARGET, check_slander, apply_record, stage="2215", candidates=alive_targets),
+        slanderer.SLANDER_SKILL,
         SkillSpec(
             KILL,
             "杀人",
@@ -1244,19 +1134,8 @@ SKILLS = {
         ),
         SkillSpec(WITHER, "摇落", _N, ONE_TARGET, check_wither, apply_spend, stage="2200", candidates=alive_targets),
         SkillSpec(FINALE, "曲尽", _N, ONE_TARGET, check_finale, apply_record, stage="2200", candidates=finale_targets),
-        SkillSpec(
-            GUARD_FAITH,
-            "卫道",
-            _N,
-            ONE_TARGET,
-            check_faith,
-            apply_targeted_once,
-            stage="2200",
-            candidates=faith_targets,
-        ),
-        SkillSpec(
-            REDEEM, "救赎", _N, ONE_TARGET, check_redeem, apply_targeted_once, stage="2245", candidates=redeem_targets
-        ),
+        nun.FAITH_SKILL,
+        nun.REDEEM_SKILL,
         SkillSpec(CONFESS, "忏悔", _D, ONE_TARGET, check_confess, apply_confess, candidates=other_alive_targets),
         SkillSpec(
             MARTYRDOM, "死节", _DN, NO_TARGET, check_martyrdom, apply_martyrdom, audience="public", irreversible=True
@@ -1355,7 +1234,7 @@ ROLES = (
     Role(SILENT, "沉寂的先知者", VILLAGE, skills=(TIANYAN,), charges=((ZHIJI, 1), (TIANYAN, 1))),
     Role(MAGICIAN, "权力魔术师", VILLAGE, skills=(POWER,), charges=((POWER, 1),)),  # 弄权<限定技>
     Role(PRINCESS, "善良的小公主", VILLAGE, skills=(PURE,), charges=((PURE, 1),)),  # 纯真<限定技>
-    Role(SLANDERER, "诽谤者", VILLAGE, skills=(SLANDER,)),  # 诽谤
+    slanderer.ROLE,  # 诽谤
     Role(SCAPEGOAT, "替罪羊", VILLAGE),  # 冤死<锁定技>
     Role(CONFESSOR, "忏悔者", VILLAGE, skills=(CONFESS,), charges=((CONFESS, 1),)),  # 忏悔<限定技>
     Role(MARTYR, "死士", VILLAGE, skills=(MARTYRDOM,)),  # 死节
@@ -1366,7 +1245,7 @@ ROLES = (
     Role(ALPHA, "头狼", WOLF),  # 血统<锁定技>, 枭首<锁定技>
     Role(BLACK_WOLF, "黑狼", WOLF),  # 杀人 (`killer_of`)
     Role(ENVOY, "狼使", WOLF, skills=(MISSION,), charges=((MISSION, 1),)),  # 出使<限定技>
-    Role(NUN, "修女", WOLF, skills=(GUARD_FAITH, REDEEM)),  # 卫道, 救赎
+    nun.ROLE,  # 卫道, 救赎
     # 吹笛, 断肠<限定技>, 摇落<限定技>, 曲尽
     Role(PIPER, "吹笛者", PIPERS, skills=(PIPE, HEARTBREAK, WITHER, FINALE), charges=((HEARTBREAK, 1), (WITHER, 1))),
     Role(CUPID, "丘比特", VILLAGE, skills=(ARROW,)),  # 爱神之箭

@@ -39,6 +39,29 @@ class Prediction:
     guess: str
 
 
+@dataclass(frozen=True, slots=True)
+class SlanderState:
+    """诽谤者's data (its rules: `slanderer.py`). Immutable: a clone of the game shares it, and a
+    change makes a new one."""
+
+    marked: tuple[int, str] | None = None  # the last night's 诽谤: (the day it counts, target)
+    hit: str | None = None  # this phase: the vote-out that 诽谤 caused (`ChenjiState.new_phase` forgets it)
+    hits: int = 0  # 使非村民阵营角色出局, for the 成就 and the effect counter
+
+    def next_phase(self) -> SlanderState:
+        return self if self.hit is None else SlanderState(self.marked, None, self.hits)
+
+
+@dataclass(frozen=True, slots=True)
+class NunState:
+    """修女's data (its rules: `nun.py`). Immutable: a clone of the game shares it, and a change
+    makes a new one."""
+
+    redeemed: tuple[int, str] | None = None  # the last night's 救赎: (the day it counts, target)
+    redeem_blocks: int = 0  # 救赎 格挡投票, for the 成就 and the effect counter
+    faith_blocks: int = 0  # 卫道 格挡预言, for the 成就 and the effect counter
+
+
 @dataclass
 class ChenjiStats:
     """The director's counters for the achievements (成就奖励) and the simulator's effect counters."""
@@ -50,9 +73,6 @@ class ChenjiStats:
     rebels_voted: list[str] = field(default_factory=list)  # 乱民 voted out
     shield_blocks: int = 0  # 守护之盾 格挡指杀
     mute_blocks: int = 0  # 隔音之盾 格挡吹笛
-    faith_blocks: int = 0  # 卫道 格挡预言
-    redeem_blocks: int = 0  # 救赎 格挡投票
-    slander_hits: int = 0  # 诽谤 使非村民阵营角色出局
     bloodline_saves: int = 0  # 血统 免于出局
     heartbreak_effective: int = 0  # 断肠 有效发动
     wither_effective: int = 0  # 摇落 有效发动
@@ -71,9 +91,6 @@ class ChenjiStats:
             list(self.rebels_voted),
             self.shield_blocks,
             self.mute_blocks,
-            self.faith_blocks,
-            self.redeem_blocks,
-            self.slander_hits,
             self.bloodline_saves,
             self.heartbreak_effective,
             self.wither_effective,
@@ -96,8 +113,8 @@ class ChenjiState(RulesetState):
     next_day: list[str] = field(default_factory=list)  # FAQ 4 notices for the next day's opening
     targeted: dict[str, list[str]] = field(default_factory=dict)  # skill -> its targets (整局只能一次)
     bitten_pairs: list[int] = field(default_factory=list)  # 撕咬: the pairs of nights used
-    slandered: tuple[int, str] | None = None  # 诽谤: (the day it counts, target)
-    redeemed: tuple[int, str] | None = None  # 救赎: (the day it counts, target)
+    slander: SlanderState = SlanderState()  # 诽谤者 (`slanderer.py`; its `hit` belongs to this phase)
+    nun: NunState = NunState()  # 修女 (`nun.py`)
     award_votes: dict[str, str] = field(default_factory=dict)  # 评奖: voter -> nominee
     predictions: list[Prediction] = field(default_factory=list)  # 预想, in order
     sheets: dict[str, dict[str, str]] = field(default_factory=dict)  # 身份表: author -> {角色: 身份}
@@ -108,7 +125,6 @@ class ChenjiState(RulesetState):
     tonight: dict[str, tuple[str, str]] = field(default_factory=dict)  # skill -> (actor, target)
     used: list[tuple[str, str]] = field(default_factory=list)  # (skill, actor) posted tonight
     order: list[tuple[str, str, str]] = field(default_factory=list)  # (skill, actor, target) by arrival
-    slander_hit: str | None = None  # today's vote-out that 诽谤 caused
 
     def clone(self) -> ChenjiState:
         return ChenjiState(
@@ -120,8 +136,8 @@ class ChenjiState(RulesetState):
             list(self.next_day),
             {k: list(v) for k, v in self.targeted.items()},
             list(self.bitten_pairs),
-            self.slandered,
-            self.redeemed,
+            self.slander,  # immutable: shared
+            self.nun,  # immutable: shared
             dict(self.award_votes),
             list(self.predictions),
             {k: dict(v) for k, v in self.sheets.items()},
@@ -131,7 +147,6 @@ class ChenjiState(RulesetState):
             dict(self.tonight),
             list(self.used),
             list(self.order),
-            self.slander_hit,
         )
 
     def new_phase(self) -> None:
@@ -140,7 +155,7 @@ class ChenjiState(RulesetState):
         self.tonight = {}
         self.used = []
         self.order = []
-        self.slander_hit = None
+        self.slander = self.slander.next_phase()
 
     def reports(self) -> list[str]:
         return self.next_day
