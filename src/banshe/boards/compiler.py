@@ -59,7 +59,10 @@ FIRST_PHASES = ("白天", "夜晚")
 # `flow.tie`: a tie of the top vote — 无人出局, 警长决定 (`flow.resolve_vote_sheriff_decides`), or
 # 替罪羊 (`flow.resolve_vote_scapegoat`: the board must seat the library's 替罪羊)
 TIE_RULES = ("无人出局", "警长决定", "替罪羊")
-WIN_KINDS = ("屠边", "全部出局")
+WIN_KINDS = ("屠边", "全部出局", "其余出局")
+# a win's further requirement: these camps' characters (by their camp now: 情侣阵营 formed at
+# 开局) are all out as well
+ALSO_OUT = "另需出局"
 _COUNT = re.compile(r"^(.+?)\s*[*×xX]\s*(\d+)$")
 # a night stage's deadline as the director service reads it: minutes (60, 60分钟) or a clock time (23:30)
 _DEADLINE = re.compile(r"^(?:\+?\d{1,4}(?:分钟|min|m)?|(?:[01]?\d|2[0-3]):[0-5]\d)$")
@@ -251,6 +254,13 @@ def _compile_library(
         if role_camp[lib.id] not in camps:
             raise doc.fail(path, f"{lib.name}默认属于阵营 {lib.camp}，本板子没有这个阵营：请写 camp")
         role_params[lib.id] = _params(doc, lib, spec, path)
+        for key in lib.camp_params:
+            # a parameter naming a camp (丘比特's 情侣阵营): one of this board's, stored by id
+            where = (*path, key) if key in spec else path
+            value = role_params[lib.id][key]
+            if not any(value in (cid, zh) for cid, zh in camps.items()):
+                raise doc.fail(where, f"{lib.name}的参数 {key} 是“{value}”，本板子没有这个阵营：请在 camps 中声明它")
+            role_params[lib.id][key] = camp_id(value, where)
 
     def role_of(value: Any, path: tuple[Any, ...]) -> str:
         rid_ = names.get(str(value))
@@ -392,11 +402,21 @@ def _compile_library(
         w = _mapping(doc, raw, path)
         kinds = [k for k in WIN_KINDS if k in w]
         for key in w:
-            if key not in ("camp", "name", *WIN_KINDS):
-                raise doc.fail((*path, key), f"未知的胜负字段（可用：camp、name、{'、'.join(WIN_KINDS)}）")
+            if key not in ("camp", "name", *WIN_KINDS, ALSO_OUT):
+                raise doc.fail((*path, key), f"未知的胜负字段（可用：camp、name、{'、'.join(WIN_KINDS)}、{ALSO_OUT}）")
         if len(kinds) != 1:
             raise doc.fail(path, f"每条胜利条件写且只写一种：{'、'.join(WIN_KINDS)}")
         camp = camp_id(w.get("camp"), (*path, "camp"))
+        cond_name = str(w.get("name", f"{camps[camp]}胜利条件"))
+        also_out = tuple(
+            camp_id(entry, (*path, ALSO_OUT, j))
+            for j, entry in enumerate(_list(doc, w.get(ALSO_OUT), (*path, ALSO_OUT)))
+        )
+        if kinds[0] == "其余出局":
+            if w["其余出局"] is not True:
+                raise doc.fail((*path, "其余出局"), "写 其余出局: true（本阵营以外的角色全部出局时获胜）")
+            conditions.append(Condition(cond_name, _requiring_out(_sole_camp(camp), also_out)))
+            continue
         sets: list[tuple[str, ...]] = []
         for j, entry in enumerate(_list(doc, w[kinds[0]], (*path, kinds[0]))):
             if entry == "神":
@@ -408,8 +428,7 @@ def _compile_library(
                 sets.append((role_of(entry, (*path, kinds[0], j)),))
         if kinds[0] == "全部出局":
             sets = [tuple(r for s in sets for r in s)]
-        cond_name = str(w.get("name", f"{camps[camp]}胜利条件"))
-        conditions.append(Condition(cond_name, _win_test(camp, tuple(sets))))
+        conditions.append(Condition(cond_name, _requiring_out(_win_test(camp, tuple(sets)), also_out)))
     if not conditions:
         raise doc.fail(("wins",), "至少要有一条胜利条件")
 
@@ -440,6 +459,8 @@ def _compile_library(
         params=role_params,
         out_hooks={r: lib.on_out for r, lib in library.items() if lib.on_out is not None},
         voted_out_hooks={r: lib.on_voted_out for r, lib in library.items() if lib.on_voted_out is not None},
+        start_hooks=tuple(lib.at_start for lib in library.values() if lib.at_start is not None),
+        out_watchers=tuple(lib.watches_outs for lib in library.values() if lib.watches_outs is not None),
         group_roles=groups,
         sheriff_weight=float(weight),
         decks=decks,
@@ -593,6 +614,33 @@ def _win_test(camp: str, sets: tuple[tuple[str, ...], ...]) -> Callable[[GameSta
         return None
 
     return test
+
+
+def _sole_camp(camp: str) -> Callable[[GameState], str | None]:
+    """其余出局: the camp wins once every character still in the game is in it (by his camp now:
+    情侣阵营, formed at 开局, and its 丘比特), and one is."""
+
+    def test(state: GameState) -> str | None:
+        alive = [c for c in state.chars.values() if c.alive]
+        return camp if alive and all(c.camp == camp for c in alive) else None
+
+    return test
+
+
+def _requiring_out(
+    test: Callable[[GameState], str | None], camps: tuple[str, ...]
+) -> Callable[[GameState], str | None]:
+    """另需出局: the win holds only once no character of these camps (by his camp now) is in the
+    game (a board without it: the test itself)."""
+    if not camps:
+        return test
+
+    def requiring(state: GameState) -> str | None:
+        if any(c.alive and c.camp in camps for c in state.chars.values()):
+            return None
+        return test(state)
+
+    return requiring
 
 
 def _thread_policy(doc: _Doc, raw: Any) -> ThreadPolicy:

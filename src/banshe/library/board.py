@@ -8,12 +8,23 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import combinations
 from typing import Any
 
 from banshe.engine.core import announce, notice
 from banshe.engine.model import NIGHT, GameState
 from banshe.engine.publish import day_opening
-from banshe.engine.ruleset import SUCCESSOR, TEAR_BADGE, Dealer, Ruleset, SeatRefusal, Votable, VoteWeight
+from banshe.engine.ruleset import (
+    MANY_TARGETS,
+    SUCCESSOR,
+    TEAR_BADGE,
+    Dealer,
+    Ruleset,
+    SeatRefusal,
+    Settle,
+    Votable,
+    VoteWeight,
+)
 
 from .role import Block, Excluded, Holds, LibraryRole, OutHook, VotedOutHook
 from .state import BoardState, ext
@@ -39,6 +50,10 @@ class Board:
     # role id -> its library role's hooks
     out_hooks: Mapping[str, OutHook] = field(default_factory=dict)
     voted_out_hooks: Mapping[str, VotedOutHook] = field(default_factory=dict)
+    # the roles' `at_start` (run as 开局 closes, before the groups form) and `watches_outs` (run
+    # on every out, after its own reactions), in the board's order of roles
+    start_hooks: tuple[Settle, ...] = ()
+    out_watchers: tuple[OutHook, ...] = ()
     # role id -> whether a character's answer tonight waits until the night settles (感染: a
     # lover 先知 hears his 预言 after 夜晚6); none: every answer comes as its stage closes
     holds_answer: Mapping[str, Holds] = field(default_factory=dict)
@@ -159,11 +174,15 @@ def sheriff_counts(weight: float) -> VoteWeight:
 
 
 def alive_or_badge(state: GameState, actor: str, skill: str) -> list[tuple[str, ...]]:
-    """`Ruleset.legal_targets`: each alive character, and 撕警徽 for a successor skill."""
+    """`Ruleset.legal_targets`: each alive character, and 撕警徽 for a successor skill; for a
+    many-target skill (丘比特's 爱神之箭: two characters) each pair of alive characters, in seat
+    order."""
     spec = state.rules.skills.get(skill)
     if spec is None:
         return []
     alive = state.alive_names()
     if spec.shape == SUCCESSOR:
         return [*((n,) for n in alive), (TEAR_BADGE,)]
+    if spec.shape == MANY_TARGETS:
+        return list(combinations(alive, 2))
     return [(n,) for n in alive]

@@ -39,23 +39,30 @@ SCAPEGOAT_CAUSES = ("冤死", "投票")  # the 替罪羊's 出局原因 (his par
 
 # -- 开局 ---------------------------------------------------------------------------------------
 def form_groups(state: GameState) -> None:
-    """开局 closes: each group (狼群 …) is formed of its members, who are told one another."""
+    """开局 closes: each group (狼群 …) is formed of its members, who are told one another (not a
+    lover who has left his camp for 情侣阵营: `BoardState.ungrouped`)."""
     table: dict[str, tuple[str, ...]] = state.rules.board.group_roles
+    ungrouped = ext(state).ungrouped
     for group, roles in table.items():
-        members = [c.name for c in state.chars.values() if c.role in roles]
+        members = [c.name for c in state.chars.values() if c.role in roles and c.name not in ungrouped]
         members.sort(key=lambda n: state.chars[n].seat)
         state.groups[group] = tuple(members)
         group_notice(state, group, "狼群成员：" + "、".join(members), members=list(members))
 
 
 def start(state: GameState) -> None:
+    """开局 closes: the roles' own settlement (丘比特's lovers), the groups, then win/loss."""
+    for settle in state.rules.board.start_hooks:
+        settle(state)
     form_groups(state)
     check_outcome(state)
 
 
 # -- outs -----------------------------------------------------------------------------------------
 def on_out(state: GameState, name: str, cause: str) -> None:
-    """遗言 for the first N outs (not 罚下), the role's own reaction (最后一枪 …), then the badge."""
+    """遗言 for the first N outs (not 罚下), the role's own reaction (最后一枪 …), the badge, then
+    what the board's roles do on anyone's out (殉情: the partner's out comes after this one's
+    prompts and 遗言)."""
     c = state.chars[name]
     if cause != "罚下" and ext(state).unheard != name:
         grant_last_words(state, name, "次日讨论日开始前提交")
@@ -68,6 +75,8 @@ def on_out(state: GameState, name: str, cause: str) -> None:
             hand_badge(state, successor)
         else:
             push_prompt(state, Prompt(name, SUCCEED, "选择继任警长，或撕掉警徽。"))
+    for watcher in state.rules.board.out_watchers:
+        watcher(state, name, cause)
 
 
 def successor_candidates(state: GameState, sheriff: str) -> list[str]:

@@ -68,6 +68,13 @@ class LibraryRole:
     # skill id -> what flows once the night stage acting that skill closes (预言's answer; the
     # 女巫's 通灵 once 杀人's stage closes)
     after_stage: Mapping[str, Settle] = field(default_factory=dict)
+    # what it settles as 开局 closes, before the groups form (丘比特: 恋爱 and 私奔)
+    at_start: Settle | None = None
+    # what it does when any character goes out, whatever his role (丘比特's lovers: 殉情)
+    watches_outs: OutHook | None = None
+    # its parameters that name one of the board's camps (by id or name; the compiler checks the
+    # board declares it and stores its id: 丘比特's 情侣阵营)
+    camp_params: tuple[str, ...] = ()
 
 
 # -- small helpers every role module uses --------------------------------------------------------

@@ -28,6 +28,12 @@ class BoardState(RulesetState):
     # answers held until the night settles (`Board.holds_answer`; 感染: a lover 先知's 预言):
     # `feedback`'s (to, skill, target, result, text), in the order they were given
     held: tuple[tuple[str, str, str, str, str], ...] = ()
+    # -- 丘比特 (the whole game; keyword-only, so a seed's state that extends this keeps its order)
+    # 爱神之箭 once posted: (丘比特, the two targets)
+    cupid_arrow: tuple[str, str, str] | None = field(default=None, kw_only=True)
+    linked: tuple[str, ...] = field(default=(), kw_only=True)  # the two lovers in seat order (empty: none)
+    # the lovers of 情侣阵营 who join no group of their role's (人狼恋: the wolf leaves 狼群)
+    ungrouped: frozenset[str] = field(default=frozenset(), kw_only=True)
     # -- not part of the position ------------------------------------------------------------
     # `board.living_less`' memo: (the living seats, the roles' exclusions, the vote's candidates)
     votable_memo: tuple[tuple[str, ...], list[Collection[str]], Sequence[str]] = field(
@@ -39,7 +45,17 @@ class BoardState(RulesetState):
 
     def clone(self) -> BoardState:
         return BoardState(
-            list(self.report), self.guarded, self.feigned, self.check, self.kill, self.save, self.poison, self.held
+            list(self.report),
+            self.guarded,
+            self.feigned,
+            self.check,
+            self.kill,
+            self.save,
+            self.poison,
+            self.held,
+            cupid_arrow=self.cupid_arrow,
+            linked=self.linked,
+            ungrouped=self.ungrouped,
         )
 
     def new_phase(self) -> None:

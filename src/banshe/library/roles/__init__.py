@@ -4,10 +4,10 @@ id; a board names a role by its id or its Chinese name (`find_role`)."""
 from __future__ import annotations
 
 from ..role import LibraryRole
-from . import guard, hunter, idiot, scapegoat, seer, villager, witch, wolf, wolf_king
+from . import cupid, guard, hunter, idiot, scapegoat, seer, villager, witch, wolf, wolf_king
 
 LIBRARY: dict[str, LibraryRole] = {
-    m.ROLE.id: m.ROLE for m in (seer, witch, hunter, idiot, guard, villager, wolf, wolf_king, scapegoat)
+    m.ROLE.id: m.ROLE for m in (seer, witch, hunter, idiot, guard, villager, wolf, wolf_king, scapegoat, cupid)
 }
 
 

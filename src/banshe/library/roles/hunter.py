@@ -14,7 +14,7 @@ from ..role import VILLAGE, LibraryRole, Param, params, report, role_name
 
 HUNTER = "hunter"
 SHOOT = "shoot"
-CAUSES = ("罚下", "毒药", "投票", "杀人", "最后一枪")  # the causes a board may list in 不能开枪
+CAUSES = ("罚下", "毒药", "投票", "杀人", "最后一枪", "殉情")  # the causes a board may list in 不能开枪
 PROMPT = "选择一名其他角色，该角色立即出局。"
 
 
