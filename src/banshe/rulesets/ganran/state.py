@@ -70,6 +70,9 @@ class GanranState(BoardState):
             list(self.dying),
             self.elder_kill,
             list(self.potions),
+            cupid_arrow=self.cupid_arrow,
+            linked=self.linked,
+            ungrouped=self.ungrouped,
         )
 
     def new_phase(self) -> None:

@@ -37,6 +37,9 @@ class PinmingState(BoardState):
             self.knives,
             list(self.surrender),
             list(self.duel),
+            cupid_arrow=self.cupid_arrow,
+            linked=self.linked,
+            ungrouped=self.ungrouped,
         )
 
     def new_phase(self) -> None:
