@@ -212,7 +212,12 @@ def _vote_set(state: GameState, rs: Ruleset, actor: str) -> ActionSet | None:
     # day), over `[*votable, 弃权]`
     votable = rs.votable(state)
     memo = _VOTE_MEMO  # `_vote_options(votable)`, its memo read inline
-    return table.action_set(NAMES, memo[1] if memo[0] is votable else _vote_options(votable))
+    options = memo[1] if memo[0] is votable else _vote_options(votable)
+    action = table.memo_set  # `table.action_set(NAMES, options)`, inline (every voter)
+    if action is None or table.memo_for is not options:
+        action = table.memo_set = ActionSet(actor, skill, NAMES, options, table)
+        table.memo_for = options
+    return action
 
 
 def _checked_once(
@@ -248,7 +253,11 @@ def _checked_once(
                 spec.check(state, probe)
             except IllegalCommand:
                 return None
-    return table.action_set(TUPLES if shape == NO_TARGET else NAMES, declared)
+    action = table.memo_set  # `table.action_set(kind, declared)`, inline (the bots' hottest path)
+    if action is None or table.memo_for is not declared:
+        action = table.memo_set = ActionSet(actor, sid, TUPLES if shape == NO_TARGET else NAMES, declared, table)
+        table.memo_for = declared
+    return action
 
 
 def _texted(state: GameState, rs: Ruleset, actor: str, row: SkillRow, mine: dict[str, _Commands]) -> ActionSet | None:

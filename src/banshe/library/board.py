@@ -143,25 +143,47 @@ def living_less(unvotable: tuple[Excluded, ...]) -> Votable:
     """`Ruleset.votable`: the alive seats less those the roles exclude at once (the same list as
     `can_be_voted` seat by seat; the roles' `unvotable` refuse exactly whom their blocks do).
 
-    Asked for every voter: the answer is kept (`BoardState.votable_memo`) while the living seats
-    (`GameState.living`, one tuple per out) and every role's exclusion are the same, so a day's
-    voters share one list (and the bots one action set per voter)."""
+    Asked for every voter: the answer is kept (`BoardState.votable_memo`) while no one has gone
+    out (the living seats change only with an out, as `GameState.living`'s) and every role's
+    exclusion is the same, so a day's voters share one list (and the bots one action set per
+    voter)."""
+    if not unvotable:
+        return _living
+    if len(unvotable) == 1:
+        (find,) = unvotable
+
+        def votable_less_one(state: GameState) -> Sequence[str]:
+            excluded = find(state)
+            data: BoardState = state.ext  # type: ignore[assignment]  # unchecked: asked for every voter
+            memo = data.votable_memo
+            outs = len(state.outs)
+            if memo[0] == outs and memo[1] and (memo[1][0] is excluded or memo[1][0] == excluded):
+                return memo[2]
+            living = state.living()
+            names = tuple([n for n in living if n not in excluded]) if excluded else living
+            data.votable_memo = (outs, [excluded], names)
+            return names
+
+        return votable_less_one
 
     def votable(state: GameState) -> Sequence[str]:
-        living = state.living()
-        if not unvotable:
-            return living
         excluded = [find(state) for find in unvotable]
-        data: BoardState = state.ext  # type: ignore[assignment]  # a board game's (`new_game`), unchecked: asked for every voter
+        data: BoardState = state.ext  # type: ignore[assignment]  # unchecked: asked for every voter
         memo = data.votable_memo
-        if memo[0] is living and memo[1] == excluded:
+        outs = len(state.outs)
+        if memo[0] == outs and memo[1] == excluded:
             return memo[2]
         out: set[str] = set().union(*excluded)
+        living = state.living()
         names = tuple([n for n in living if n not in out]) if out else living
-        data.votable_memo = (living, excluded, names)
+        data.votable_memo = (outs, excluded, names)
         return names
 
     return votable
+
+
+def _living(state: GameState) -> Sequence[str]:
+    return state.living()
 
 
 def sheriff_counts(weight: float) -> VoteWeight:

@@ -35,9 +35,9 @@ class BoardState(RulesetState):
     # the lovers of 情侣阵营 who join no group of their role's (人狼恋: the wolf leaves 狼群)
     ungrouped: frozenset[str] = field(default=frozenset(), kw_only=True)
     # -- not part of the position ------------------------------------------------------------
-    # `board.living_less`' memo: (the living seats, the roles' exclusions, the vote's candidates)
-    votable_memo: tuple[tuple[str, ...], list[Collection[str]], Sequence[str]] = field(
-        default=((), [], ()), repr=False, compare=False, kw_only=True
+    # `board.living_less`' memo: (how many outs, the roles' exclusions, the vote's candidates)
+    votable_memo: tuple[int, list[Collection[str]], Sequence[str]] = field(
+        default=(-1, [], ()), repr=False, compare=False, kw_only=True
     )
     # the character whose out now under way takes no 遗言 (a 替罪羊 with 遗言: false; set only
     # around his `put_out`, so None between steps)

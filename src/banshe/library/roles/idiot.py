@@ -44,7 +44,9 @@ def may_not_be_voted(state: GameState, target: str) -> str | None:
 
 
 def feigned(state: GameState) -> frozenset[str]:
-    return ext(state).feigned
+    """Who has used 装傻 (`unvotable`): the same object until the next 装傻."""
+    data: BoardState = state.ext  # type: ignore[assignment]  # `ext(state)`, unchecked: asked for every voter
+    return data.feigned
 
 
 def _never(state: GameState, cmd: Command) -> None:
