@@ -261,8 +261,9 @@ def _checked_once(
 
 
 def _texted(state: GameState, rs: Ruleset, actor: str, row: SkillRow, mine: dict[str, _Commands]) -> ActionSet | None:
-    """A free-text skill (遗言): the bots' placeholder text, checked once."""
-    sid, spec, exact, stage_check, _shape, _mode, _group = row
+    """A free-text skill (遗言, 预想 …): the bots' placeholder text, checked once; the skill's
+    quick refusal first (most seats have no 遗言 to leave)."""
+    sid, spec, exact, stage_check, shape, _mode, _group = row
     try:
         table = mine[sid]
     except KeyError:
@@ -270,10 +271,22 @@ def _texted(state: GameState, rs: Ruleset, actor: str, row: SkillRow, mine: dict
     c = table.texted  # the bots' placeholder text's command, once made
     if c is None:
         c = table.texted = _plain(actor, sid, text=_TEXT)
-    if stage_check and _stage_refuses(state, rs, actor, sid):
-        return None
-    if not (is_legal(state, c) if exact else _passes(state, spec, c)):
-        return None
+    if exact:
+        if (stage_check and _stage_refuses(state, rs, actor, sid)) or not is_legal(state, c):
+            return None
+    else:
+        # `_passes`, inline (every seat, every ask: 沉寂与取酒 has four such skills)
+        refuses = spec.refuses
+        if refuses is not None and refuses(state, c):
+            return None
+        if stage_check and _stage_refuses(state, rs, actor, sid):
+            return None
+        if rs.gate(state, c) or shape_refusal(state, spec.name, shape, c, spec.targets_may_be_out):
+            return None
+        try:
+            spec.check(state, c)
+        except IllegalCommand:
+            return None
     return table.action_set(TEXTS, _TEXTS)
 
 
